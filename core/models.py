@@ -1,0 +1,321 @@
+"""Pydantic domain types shared across ingestion, retrieval, the research graph and the UI."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+# --- 10-K structure -------------------------------------------------------------------------
+
+#: Canonical 10-K Items in filing order, with their standard titles.
+ITEM_TITLES: dict[str, str] = {
+    "Item 1": "Business",
+    "Item 1A": "Risk Factors",
+    "Item 1B": "Unresolved Staff Comments",
+    "Item 1C": "Cybersecurity",
+    "Item 2": "Properties",
+    "Item 3": "Legal Proceedings",
+    "Item 4": "Mine Safety Disclosures",
+    "Item 5": "Market for Registrant's Common Equity, Related Stockholder Matters and Issuer Purchases of Equity Securities",
+    "Item 6": "[Reserved] / Selected Financial Data",
+    "Item 7": "Management's Discussion and Analysis of Financial Condition and Results of Operations",
+    "Item 7A": "Quantitative and Qualitative Disclosures About Market Risk",
+    "Item 8": "Financial Statements and Supplementary Data",
+    "Item 9": "Changes in and Disagreements with Accountants on Accounting and Financial Disclosure",
+    "Item 9A": "Controls and Procedures",
+    "Item 9B": "Other Information",
+    "Item 9C": "Disclosure Regarding Foreign Jurisdictions that Prevent Inspections",
+    "Item 10": "Directors, Executive Officers and Corporate Governance",
+    "Item 11": "Executive Compensation",
+    "Item 12": "Security Ownership of Certain Beneficial Owners and Management and Related Stockholder Matters",
+    "Item 13": "Certain Relationships and Related Transactions, and Director Independence",
+    "Item 14": "Principal Accountant Fees and Services",
+    "Item 15": "Exhibits and Financial Statement Schedules",
+    "Item 16": "Form 10-K Summary",
+}
+
+#: Label for text before Item 1 (cover page, table of contents, forward-looking statements).
+FRONT_MATTER = "Front matter"
+#: Label for text outside any Item after Item 1 (e.g. signatures, exhibits pages with no heading).
+UNSECTIONED = "Other"
+
+
+def section_rank(section: str) -> int:
+    """Sort key putting front matter first, Items in filing order, everything else last."""
+    if section == FRONT_MATTER:
+        return -1
+    order = list(ITEM_TITLES)
+    return order.index(section) if section in order else len(order)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+# --- Ingestion ------------------------------------------------------------------------------
+
+SourceType = Literal["pdf", "html", "txt"]
+
+
+class Filing(BaseModel):
+    """One ingested filing, identified by the sha256 of its bytes."""
+
+    filing_id: str
+    filename: str = Field(description="Original upload name; display only, never used as a path.")
+    company: str
+    form: str = "10-K"
+    fiscal_year: int | None = None
+    source_type: SourceType
+    pages: int
+    chunks: int
+    sections: dict[str, int] = Field(default_factory=dict, description="Item -> chunk count.")
+    section_titles: dict[str, str] = Field(default_factory=dict, description="Item -> title found.")
+    size_bytes: int = 0
+    seconds: float = 0.0
+    ingested_at: datetime = Field(default_factory=_now)
+
+    @property
+    def label(self) -> str:
+        """Short human label, e.g. 'NVIDIA Corp 10-K FY2023'."""
+        year = f" FY{self.fiscal_year}" if self.fiscal_year else ""
+        return f"{self.company} {self.form}{year}"
+
+
+class Chunk(BaseModel):
+    """A searchable passage of a filing; never crosses an Item boundary."""
+
+    chunk_id: str
+    filing_id: str
+    company: str = ""
+    form: str = "10-K"
+    fiscal_year: int | None = None
+    section: str = Field(description="'Item 1A', ..., or FRONT_MATTER / UNSECTIONED.")
+    section_title: str = ""
+    part: str | None = None
+    page: int = Field(description="0-based page index for PDFs; printed page number for HTML.")
+    chunk_index: int
+    char_start: int
+    char_end: int
+    kind: Literal["text", "table"] = "text"
+    text: str
+
+
+class IngestProgress(BaseModel):
+    """Progress of one filing through the ingestion stages, for progress bars."""
+
+    filename: str
+    stage: Literal["validate", "parse", "sections", "chunk", "embed", "index", "done", "error", "duplicate"]
+    fraction: float = Field(ge=0.0, le=1.0, description="Overall progress of this filing.")
+    message: str = ""
+
+
+class IngestResult(BaseModel):
+    """Outcome of ingesting one upload: a filing, or a human-readable error."""
+
+    filename: str
+    ok: bool
+    filing: Filing | None = None
+    duplicate: bool = False
+    error: str | None = None
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
+
+
+# --- Retrieval ------------------------------------------------------------------------------
+
+Strategy = Literal["vector", "keyword", "hybrid"]
+
+
+class StageScores(BaseModel):
+    """Scores a chunk received at each retrieval stage (None where the stage did not see it)."""
+
+    vector: float | None = None
+    vector_rank: int | None = None
+    bm25: float | None = None
+    keyword_rank: int | None = None
+    fused: float | None = None
+    fused_rank: int | None = None
+    rerank: float | None = None
+    rerank_rank: int | None = None
+
+
+class ScoredChunk(BaseModel):
+    chunk: Chunk
+    score: float = Field(description="Score of the last stage applied.")
+    scores: StageScores = Field(default_factory=StageScores)
+
+
+class QueryAnalysis(BaseModel):
+    """What a query asks for: the information need stripped of instructions, and its signals."""
+
+    original: str
+    core_query: str = Field(description="The information need, without instruction boilerplate.")
+    keywords: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list)
+    time_expressions: list[str] = Field(default_factory=list)
+    fiscal_years: list[int] = Field(default_factory=list)
+    intent: Literal["fact", "numeric", "comparison", "trend", "risk"] = "fact"
+    item_hints: list[str] = Field(default_factory=list)
+    quoted_terms: list[str] = Field(default_factory=list)
+    numbers: list[str] = Field(default_factory=list)
+    term_density: float = 0.0
+    abstractness: float = 0.0
+
+
+class StrategyDecision(BaseModel):
+    """The retrieval supervisor's choice and its one-sentence reason."""
+
+    strategy: Strategy
+    justification: str
+    decided_by: Literal["offline", "llm", "analyst"] = "offline"
+
+
+class SearchResult(BaseModel):
+    """Ranked evidence for one query, with everything the UI needs to explain it."""
+
+    query: str
+    strategy: Strategy
+    justification: str = ""
+    section_filter: str | None = None
+    filing_filter: list[str] | None = None
+    widened: bool = False
+    widen_note: str | None = None
+    reranker: str | None = Field(default=None, description="Which reranker produced the order, if any.")
+    candidates: list[ScoredChunk] = Field(default_factory=list, description="Before reranking.")
+    chunks: list[ScoredChunk] = Field(default_factory=list, description="Final ranked evidence.")
+    seconds: float = 0.0
+
+
+# --- Research -------------------------------------------------------------------------------
+
+Tool = Literal["search_10k", "search_web", "calculator"]
+
+
+class PlanStep(BaseModel):
+    """One step of a research plan."""
+
+    step_id: str
+    sub_question: str
+    tool: Tool = "search_10k"
+    keywords: list[str] = Field(default_factory=list)
+    document_section: str | None = Field(default=None, description="A 10-K Item such as 'Item 1A'.")
+    filing_id: str | None = None
+
+
+class Plan(BaseModel):
+    steps: list[PlanStep] = Field(default_factory=list)
+    rationale: str = ""
+
+
+class PlanVersion(BaseModel):
+    """One version of the plan, who made it and what changed."""
+
+    version: int
+    author: Literal["planner", "analyst"]
+    changes: list[str] = Field(default_factory=list)
+    plan: Plan
+    created_at: datetime = Field(default_factory=_now)
+
+
+class Evidence(BaseModel):
+    """A piece of evidence a step found: a filing chunk, a web result or a calculation."""
+
+    evidence_id: str
+    kind: Literal["filing", "web", "calculation", "note"] = "filing"
+    text: str
+    chunk_id: str | None = None
+    filing_id: str | None = None
+    filing_label: str | None = None
+    section: str | None = None
+    section_title: str | None = None
+    page: int | None = None
+    url: str | None = None
+    title: str | None = None
+    date: str | None = None
+    score: float | None = None
+    scores: StageScores | None = None
+
+
+class KnowledgeCard(BaseModel):
+    """A distilled claim with the evidence that supports or contradicts it."""
+
+    claim: str
+    evidence_ids: list[str] = Field(default_factory=list)
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    contradicting_evidence_ids: list[str] = Field(default_factory=list)
+    contradiction: str | None = None
+
+
+class ResearchNote(BaseModel):
+    """The reflector's note after a step."""
+
+    confirmed_facts: list[str] = Field(default_factory=list)
+    open_questions: list[str] = Field(default_factory=list)
+    conflicts: list[str] = Field(default_factory=list)
+    summary: str = ""
+
+
+class PolicyDecision(BaseModel):
+    action: Literal["continue", "finish"]
+    reason: str
+
+
+class Citation(BaseModel):
+    """A numbered citation resolving to a verbatim passage (or a URL)."""
+
+    number: int
+    evidence_id: str
+    quote: str
+    chunk_id: str | None = None
+    filing_id: str | None = None
+    filing_label: str | None = None
+    section: str | None = None
+    page: int | None = None
+    url: str | None = None
+    title: str | None = None
+    date: str | None = None
+
+
+class Fallback(BaseModel):
+    """A visible record that a documented fallback ran instead of the configured component."""
+
+    component: str
+    used: str
+    reason: str
+    step_index: int | None = None
+
+
+RunEventKind = Literal[
+    "node_started",
+    "node_finished",
+    "strategy_chosen",
+    "evidence_found",
+    "interrupt",
+    "error",
+    "fallback",
+    "run_finished",
+]
+
+
+class RunEvent(BaseModel):
+    """A typed progress event emitted by graph nodes for the UI and the CLI."""
+
+    run_id: str
+    kind: RunEventKind
+    node: str | None = None
+    step_index: int | None = None
+    message: str = ""
+    data: dict[str, Any] = Field(default_factory=dict)
+    at: datetime = Field(default_factory=_now)
+
+
+class SectionSummary(BaseModel):
+    """One section of a filing as the Library shows it."""
+
+    section: str
+    title: str
+    chunks: int
+    first_page: int
+    last_page: int
+    preview: str

@@ -1,0 +1,128 @@
+"""Library: upload filings, watch them ingest, browse their sections, delete them."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.models import IngestProgress
+from core.report.safe_text import escape_markdown
+from pages.shared import workbench
+
+STAGE_LABELS = {
+    "validate": "Checking file",
+    "parse": "Reading text",
+    "sections": "Finding 10-K Items",
+    "chunk": "Splitting into passages",
+    "embed": "Embedding passages",
+    "index": "Writing indexes",
+    "done": "Done",
+    "duplicate": "Already in the library",
+    "error": "Rejected",
+}
+
+bench = workbench()
+st.title("Library")
+st.caption("Upload 10-K filings (EDGAR HTML, PDF or plain text). Each filing is split by 10-K Item, "
+           "indexed for vector and keyword search, and kept in the local data directory.")
+
+# --- Upload and ingest ---------------------------------------------------------------------------
+uploader_key = f"uploader-{st.session_state.get('uploads_done', 0)}"
+uploads = st.file_uploader(
+    "Drop filings here",
+    type=["pdf", "htm", "html", "txt"],
+    accept_multiple_files=True,
+    key=uploader_key,
+    help=f"Up to {bench.settings.max_upload_mb:g} MB per file. Uploading the same file twice changes nothing.",
+)
+if uploads and st.button("Ingest", type="primary", icon=":material/upload:"):
+    bars = {u.name: st.progress(0.0, text=f"{u.name}: waiting") for u in uploads}
+
+    def show(progress: IngestProgress) -> None:
+        bar = bars.get(progress.filename)
+        if bar is not None:
+            label = STAGE_LABELS.get(progress.stage, progress.stage)
+            detail = f" — {progress.message}" if progress.message and progress.stage == "embed" else ""
+            bar.progress(progress.fraction, text=f"{progress.filename}: {label}{detail}")
+
+    results = bench.ingest(((u.name, u.getvalue()) for u in uploads), on_progress=show)
+    st.session_state["last_results"] = [r.model_dump(mode="json") for r in results]
+    st.session_state["uploads_done"] = st.session_state.get("uploads_done", 0) + 1
+    st.rerun()
+
+for result in st.session_state.get("last_results", []):
+    name = escape_markdown(result["filename"])
+    if not result["ok"]:
+        st.error(f"**{name}** was not ingested: {escape_markdown(result['error'])}", icon=":material/error:")
+    elif result["duplicate"]:
+        st.info(f"**{name}** is already in the library; nothing changed.", icon=":material/info:")
+    else:
+        f = result["filing"]
+        st.success(f"**{name}** ingested: {f['chunks']} passages in {len(f['sections'])} sections "
+                   f"from {f['pages']} pages ({f['seconds']:.1f} s).", icon=":material/check_circle:")
+
+# --- Filings table -------------------------------------------------------------------------------
+filings = bench.filings()
+st.subheader(f"Filings ({len(filings)})")
+if not filings:
+    st.info("No filings yet. Upload a 10-K above to start.")
+    st.stop()
+
+table = pd.DataFrame(
+    [
+        {
+            "Company": f.company,
+            "Form": f.form,
+            "Fiscal year": f.fiscal_year,
+            "Pages": f.pages,
+            "Passages": f.chunks,
+            "Items found": sum(1 for s in f.sections if s.startswith("Item")),
+            "Sections": ", ".join(s for s in f.sections if s.startswith("Item")),
+            "File": f.filename,
+            "Ingested": f.ingested_at.strftime("%Y-%m-%d %H:%M"),
+            "Filing id": f.filing_id[:12],
+        }
+        for f in filings
+    ]
+)
+st.dataframe(table, hide_index=True, width="stretch")
+
+# --- One filing ----------------------------------------------------------------------------------
+labels = {f.filing_id: f"{f.label} — {f.filename}" for f in filings}
+chosen = st.selectbox("Inspect a filing", options=list(labels), format_func=labels.get)
+filing = bench.filing(chosen) if chosen else None
+if filing is not None:
+    sections = bench.sections(filing.filing_id)
+    left, right = st.columns([3, 1])
+    with left:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "Section": s.section,
+                        "Title": s.title,
+                        "Passages": s.chunks,
+                        "Pages": f"{s.first_page}–{s.last_page}" if s.last_page != s.first_page else str(s.first_page),
+                    }
+                    for s in sections
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    with right:
+        st.metric("Passages", filing.chunks)
+        st.metric("Pages", filing.pages)
+        page_kind = "PDF page index (0-based)" if filing.source_type == "pdf" else "printed page numbers"
+        st.caption(f"Source: {filing.source_type.upper()}; pages are {page_kind}.")
+    for s in sections:
+        with st.expander(f"{s.section} — {s.title}" if s.title else s.section):
+            st.text(s.preview)
+
+    with st.popover("Delete this filing", icon=":material/delete:"):
+        st.write(f"Remove {escape_markdown(filing.label)} and all its passages from both indexes?")
+        if st.button("Delete", type="primary", key=f"delete-{filing.filing_id}"):
+            bench.delete_filing(filing.filing_id)
+            st.session_state.pop("last_results", None)
+            st.toast(f"Deleted {filing.label}")
+            st.rerun()

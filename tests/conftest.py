@@ -1,0 +1,27 @@
+"""Shared fixtures: paths to real filings (skipped where absent) and isolated settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+SAMPLE_DOCS = REPO_ROOT / "sample_docs"
+
+
+def shared_file(*parts: str) -> Path:
+    """Path to a file under shared/data, skipping the test with a reason when it is absent."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"real filing data not available: {path.name} (shared/data is absent)")
+    return path
+
+
+@pytest.fixture
+def settings(tmp_path):
+    """Settings pointing at a fresh data directory."""
+    from core.config import Settings
+
+    return Settings(data_dir=tmp_path / "data")
