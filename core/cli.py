@@ -90,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core.cli", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def add(name: str, handler: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
+    def add(
+        name: str, handler: Callable[[argparse.Namespace], int], help_text: str
+    ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, parents=[common], help=help_text)
         p.set_defaults(handler=handler)
         return p

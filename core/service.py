@@ -18,7 +18,6 @@ log = logging.getLogger(__name__)
 SAMPLE_FILING = Path(__file__).resolve().parents[1] / "sample_docs" / "northwind_10k_fy2025.html"
 
 
-
 class Workbench:
     """Library, retrieval and research operations over one data directory."""
 
@@ -38,14 +37,18 @@ class Workbench:
         """Ingest (filename, bytes) uploads one after another; bad files report errors, others go on."""
         return [ingest_file(self.store, data, name, on_progress) for name, data in uploads]
 
-    def ingest_paths(self, paths: Iterable[Path], on_progress: ProgressCallback | None = None) -> list[IngestResult]:
+    def ingest_paths(
+        self, paths: Iterable[Path], on_progress: ProgressCallback | None = None
+    ) -> list[IngestResult]:
         """Ingest files from disk (command line and first start)."""
         results = []
         for path in paths:
             try:
                 data = path.read_bytes()
             except OSError as exc:
-                results.append(IngestResult(filename=path.name, ok=False, error=f"Cannot read file: {exc.strerror}"))
+                results.append(
+                    IngestResult(filename=path.name, ok=False, error=f"Cannot read file: {exc.strerror}")
+                )
                 continue
             results.append(ingest_file(self.store, data, path.name, on_progress))
         return results
@@ -104,4 +107,3 @@ def get_workbench(settings: Settings) -> Workbench:
         else:
             bench.settings = settings  # settings that need no re-indexing apply at once
         return bench
-

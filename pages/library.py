@@ -23,8 +23,10 @@ STAGE_LABELS = {
 
 bench = workbench()
 st.title("Library")
-st.caption("Upload 10-K filings (EDGAR HTML, PDF or plain text). Each filing is split by 10-K Item, "
-           "indexed for vector and keyword search, and kept in the local data directory.")
+st.caption(
+    "Upload 10-K filings (EDGAR HTML, PDF or plain text). Each filing is split by 10-K Item, "
+    "indexed for vector and keyword search, and kept in the local data directory."
+)
 
 # --- Upload and ingest ---------------------------------------------------------------------------
 uploader_key = f"uploader-{st.session_state.get('uploads_done', 0)}"
@@ -58,8 +60,11 @@ for result in st.session_state.get("last_results", []):
         st.info(f"**{name}** is already in the library; nothing changed.", icon=":material/info:")
     else:
         f = result["filing"]
-        st.success(f"**{name}** ingested: {f['chunks']} passages in {len(f['sections'])} sections "
-                   f"from {f['pages']} pages ({f['seconds']:.1f} s).", icon=":material/check_circle:")
+        st.success(
+            f"**{name}** ingested: {f['chunks']} passages in {len(f['sections'])} sections "
+            f"from {f['pages']} pages ({f['seconds']:.1f} s).",
+            icon=":material/check_circle:",
+        )
 
 # --- Filings table -------------------------------------------------------------------------------
 filings = bench.filings()
@@ -102,7 +107,9 @@ if filing is not None:
                         "Section": s.section,
                         "Title": s.title,
                         "Passages": s.chunks,
-                        "Pages": f"{s.first_page}–{s.last_page}" if s.last_page != s.first_page else str(s.first_page),
+                        "Pages": f"{s.first_page}–{s.last_page}"
+                        if s.last_page != s.first_page
+                        else str(s.first_page),
                     }
                     for s in sections
                 ]

@@ -83,7 +83,9 @@ class Catalog:
         for start in range(0, len(chunk_ids), 500):
             batch = chunk_ids[start : start + 500]
             marks = ",".join("?" * len(batch))
-            for (record,) in self._query(f"SELECT record FROM chunks WHERE chunk_id IN ({marks})", tuple(batch)):
+            for (record,) in self._query(
+                f"SELECT record FROM chunks WHERE chunk_id IN ({marks})", tuple(batch)
+            ):
                 chunk = Chunk.model_validate_json(record)
                 found[chunk.chunk_id] = chunk
         return [found[c] for c in chunk_ids if c in found]
@@ -121,4 +123,3 @@ class Catalog:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
-

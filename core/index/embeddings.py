@@ -21,7 +21,7 @@ class Embedder:
         self._lock = threading.Lock()
 
     @cached_property
-    def _model(self):  # noqa: ANN202 - sentence_transformers is imported lazily
+    def _model(self):
         from sentence_transformers import SentenceTransformer
 
         if self.model_name == BUNDLED_EMBEDDING_MODEL:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import pickle
 import threading
@@ -14,6 +15,19 @@ from core.index.tokenizer import tokenize
 from core.models import Chunk
 
 _FORMAT_VERSION = 1
+
+
+class _LuceneIdfBM25(BM25Okapi):
+    """BM25Okapi with Lucene's always-positive idf, log(1 + (N - n + 0.5) / (n + 0.5)).
+
+    rank_bm25's Okapi idf is zero for a term in half the documents and negative above that, which
+    silently drops common-but-relevant terms in small collections such as one filing's Item.
+    """
+
+    def _calc_idf(self, nd: dict[str, int]) -> None:
+        self.idf = {
+            word: math.log(1.0 + (self.corpus_size - freq + 0.5) / (freq + 0.5)) for word, freq in nd.items()
+        }
 
 
 class KeywordIndex:
@@ -43,7 +57,7 @@ class KeywordIndex:
         self._ids = ids
         self._position = {cid: i for i, cid in enumerate(ids)}
         # BM25Okapi divides by the corpus size, so an empty index has no model at all.
-        self._bm25 = BM25Okapi([t or ["_"] for t in corpus]) if corpus else None
+        self._bm25 = _LuceneIdfBM25([t or ["_"] for t in corpus]) if corpus else None
 
     def _save(self) -> None:
         self._path.parent.mkdir(parents=True, exist_ok=True)

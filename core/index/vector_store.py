@@ -88,7 +88,12 @@ class VectorStore:
                 ids=[c.chunk_id for c in part],
                 embeddings=embeddings[start : start + batch],
                 metadatas=[
-                    {"filing_id": c.filing_id, "section": c.section, "page": c.page, "chunk_index": c.chunk_index}
+                    {
+                        "filing_id": c.filing_id,
+                        "section": c.section,
+                        "page": c.page,
+                        "chunk_index": c.chunk_index,
+                    }
                     for c in part
                 ],
             )
@@ -126,4 +131,7 @@ class VectorStore:
         if not chunk_ids:
             return {}
         got = self._collection.get(ids=list(chunk_ids), include=["embeddings"])
-        return {cid: np.asarray(vec, dtype=np.float32) for cid, vec in zip(got["ids"], got["embeddings"], strict=True)}
+        return {
+            cid: np.asarray(vec, dtype=np.float32)
+            for cid, vec in zip(got["ids"], got["embeddings"], strict=True)
+        }

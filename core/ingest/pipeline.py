@@ -9,9 +9,9 @@ from collections import Counter
 from collections.abc import Callable
 
 from core.index.store import IndexStore
+from core.ingest.chunker import chunk_sections
 from core.ingest.errors import IngestError
 from core.ingest.parse import parse_filing, split_sections
-from core.ingest.chunker import chunk_sections
 from core.ingest.validate import check_upload
 from core.models import Filing, IngestProgress, IngestResult
 
@@ -108,15 +108,19 @@ def ingest_file(
         stage_seconds["index"] = time.perf_counter() - t
         filing.seconds = round(time.perf_counter() - started, 3)
         with store.catalog.transaction() as conn:
-            conn.execute("UPDATE filings SET record = ? WHERE filing_id = ?",
-                         (filing.model_dump_json(), filing.filing_id))
+            conn.execute(
+                "UPDATE filings SET record = ? WHERE filing_id = ?",
+                (filing.model_dump_json(), filing.filing_id),
+            )
         report("done", 1.0, f"{len(chunks)} chunks indexed")
         return IngestResult(filename=filename, ok=True, filing=filing, stage_seconds=stage_seconds)
     except IngestError as exc:
         return _failed(filename, str(exc), stage_seconds, on_progress)
-    except Exception as exc:  # noqa: BLE001 - any parser bug must still leave a clean library
+    except Exception as exc:
         log.exception("ingesting %r failed at stage %s", filename, stage)
-        message = f"Could not ingest this file ({stage} failed: {type(exc).__name__}). Details are in the log."
+        message = (
+            f"Could not ingest this file ({stage} failed: {type(exc).__name__}). Details are in the log."
+        )
         return _failed(filename, message, stage_seconds, on_progress)
 
 
@@ -148,6 +152,6 @@ def _write_all_or_nothing(store: IndexStore, filing: Filing, chunks, vectors, da
             ):
                 try:
                     undo()
-                except Exception:  # noqa: BLE001 - keep undoing the rest
+                except Exception:
                     log.exception("rollback step failed for %s", filing.filing_id)
             raise

@@ -1,0 +1,66 @@
+"""BM25 keyword index: filters, persistence, removal."""
+
+from core.index.keyword_index import KeywordIndex
+from core.models import Chunk
+
+
+def _chunk(filing: str, i: int, section: str, text: str) -> Chunk:
+    return Chunk(
+        chunk_id=f"{filing}-{i}",
+        filing_id=filing,
+        section=section,
+        page=i,
+        chunk_index=i,
+        char_start=0,
+        char_end=len(text),
+        text=text,
+    )
+
+
+CHUNKS_A = [
+    _chunk("a", 0, "Item 1A", "Competition in the GPU market is intense and could reduce our margins."),
+    _chunk("a", 1, "Item 7", "Data Center revenue was $15,005 million, up 41% from a year ago."),
+    _chunk("a", 2, "Item 7", "Research and development expenses increased 39% to $7,339 million."),
+]
+CHUNKS_B = [
+    _chunk("b", 0, "Item 1A", "Our competition includes large cloud providers with greater resources.")
+]
+
+
+def test_search_ranks_matching_chunks_and_applies_allowed_ids(tmp_path):
+    index = KeywordIndex(tmp_path / "bm25.pkl")
+    index.add_filing("a", CHUNKS_A)
+    index.add_filing("b", CHUNKS_B)
+
+    hits = index.search(["data", "center", "revenue"], k=5)
+    assert hits[0][0] == "a-1"
+
+    only_b = index.search(["competition"], k=5, allowed_ids={"b-0"})
+    assert [cid for cid, _ in only_b] == ["b-0"]
+    assert index.search(["competition"], k=5, allowed_ids=set()) == []
+
+
+def test_numbers_match_across_formatting(tmp_path):
+    index = KeywordIndex(tmp_path / "bm25.pkl")
+    index.add_filing("a", CHUNKS_A)
+    from core.index.tokenizer import tokenize
+
+    hits = index.search(tokenize("15,005"), k=3)
+    assert hits and hits[0][0] == "a-1"
+
+
+def test_index_persists_and_removal_sticks(tmp_path):
+    path = tmp_path / "bm25.pkl"
+    index = KeywordIndex(path)
+    index.add_filing("a", CHUNKS_A)
+    index.add_filing("b", CHUNKS_B)
+    index.remove_filing("a")
+
+    reloaded = KeywordIndex(path)
+    assert len(reloaded) == 1
+    assert not reloaded.has_filing("a")
+    assert [cid for cid, _ in reloaded.search(["competition"], k=5)] == ["b-0"]
+
+
+def test_empty_index_returns_nothing(tmp_path):
+    assert KeywordIndex(tmp_path / "bm25.pkl").search(["anything"], k=5) == []
