@@ -1,0 +1,140 @@
+"""Ingestion speed: per filing, time per stage next to the embedding floor and a naive pipeline.
+
+Usage: python benchmarks/ingest.py [FILE ...]   (default: the sample filing and three real 10-Ks)
+Prints a Markdown table and writes benchmarks/results/ingest.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core.config import Settings  # noqa: E402
+from core.index.store import IndexStore  # noqa: E402
+from core.index.vector_store import VectorStore  # noqa: E402
+from core.ingest.parse import parse_filing  # noqa: E402
+from core.ingest.pipeline import ingest_file  # noqa: E402
+from core.ingest.validate import check_upload  # noqa: E402
+from core.models import Chunk  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "data"
+DEFAULT_FILES = [
+    ROOT / "sample_docs" / "northwind_10k_fy2025.html",
+    SHARED / "filings" / "NVDA_10K_FY2023.htm",
+    SHARED / "financebench" / "pdfs" / "AMAZON_2019_10K.pdf",
+    SHARED / "filings" / "UBER_10K_FY2021.pdf",
+]
+NAIVE_CHUNK_CHARS = 1000
+
+
+def naive_pipeline(path: Path, data_dir: Path) -> dict[str, float]:
+    """Page text → fixed 1,000-character splits → the same embeddings → Chroma; seconds per stage."""
+    t0 = time.perf_counter()
+    data = path.read_bytes()
+    parsed = parse_filing(data, check_upload(data, path.name, 1 << 40))
+    pages: dict[int, list[str]] = {}
+    for block in parsed.blocks:
+        pages.setdefault(block.page, []).append(block.text)
+    texts = []
+    for page, parts in sorted(pages.items()):
+        page_text = "\n".join(parts)
+        texts += [
+            (page, page_text[i : i + NAIVE_CHUNK_CHARS]) for i in range(0, len(page_text), NAIVE_CHUNK_CHARS)
+        ]
+    t1 = time.perf_counter()
+    settings = Settings(data_dir=data_dir)
+    store = IndexStore.open(settings)
+    vectors = store.embedder.embed_documents([t for _, t in texts])
+    t2 = time.perf_counter()
+    chunks = [
+        Chunk(
+            chunk_id=f"naive-{i}",
+            filing_id="naive",
+            section="-",
+            page=p,
+            chunk_index=i,
+            char_start=0,
+            char_end=len(t),
+            text=t,
+        )
+        for i, (p, t) in enumerate(texts)
+    ]
+    VectorStore(settings, store.embedder).add(chunks, vectors)
+    t3 = time.perf_counter()
+    return {"chunks": len(texts), "parse": t1 - t0, "embed": t2 - t1, "index": t3 - t2, "total": t3 - t0}
+
+
+def measure(path: Path) -> dict:
+    """Ingest one file into a fresh data directory and time every stage and the embedding floor."""
+    with tempfile.TemporaryDirectory() as tmp:
+        store = IndexStore.open(Settings(data_dir=Path(tmp) / "data"))
+        store.embedder.embed_query("warm up")  # model load is not ingestion time
+        t0 = time.perf_counter()
+        result = ingest_file(store, path.read_bytes(), path.name)
+        total = time.perf_counter() - t0
+        if not result.ok:
+            return {"file": path.name, "error": result.error}
+        texts = [c.text for c in store.catalog.list_chunks(result.filing.filing_id)]
+        t1 = time.perf_counter()
+        store.embedder.embed_documents(texts)
+        floor = time.perf_counter() - t1
+        naive = naive_pipeline(path, Path(tmp) / "naive")
+    stages = {k: round(v, 2) for k, v in result.stage_seconds.items()}
+    return {
+        "file": path.name,
+        "pages": result.filing.pages,
+        "chunks": result.filing.chunks,
+        "stages": stages,
+        "total_s": round(total, 2),
+        "embed_floor_s": round(floor, 2),
+        "ratio_to_floor": round(total / floor, 3) if floor else None,
+        "naive": {k: round(v, 2) if isinstance(v, float) else v for k, v in naive.items()},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("files", nargs="*", type=Path)
+    args = parser.parse_args()
+    files = [f for f in (args.files or DEFAULT_FILES) if f.exists()]
+    rows = []
+    for path in files:
+        print(f"measuring {path.name} ...", file=sys.stderr, flush=True)
+        rows.append(measure(path))
+
+    header = (
+        "| filing | pages | chunks | parse | sections | chunk | embed | index | total s | embed floor s "
+        "| total / floor | naive chunks | naive total s |"
+    )
+    print(header)
+    print("|---|" + "---:|" * (header.count("|") - 2))
+    for r in rows:
+        if "error" in r:
+            print(f"| {r['file']} | error: {r['error']} |")
+            continue
+        s = r["stages"]
+        print(
+            f"| {r['file']} | {r['pages']} | {r['chunks']} | {s.get('parse', 0):.1f} | {s.get('sections', 0):.2f} "
+            f"| {s.get('chunk', 0):.1f} | {s.get('embed', 0):.1f} | {s.get('index', 0):.1f} | {r['total_s']:.1f} "
+            f"| {r['embed_floor_s']:.1f} | {r['ratio_to_floor']:.2f} | {r['naive']['chunks']} | {r['naive']['total']:.1f} |"
+        )
+    out = ROOT / "benchmarks" / "results" / "ingest.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        json.dumps(
+            {"machine": platform.platform(), "python": platform.python_version(), "rows": rows}, indent=2
+        )
+    )
+    print(f"\nwrote {out.relative_to(ROOT)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Ingestion end to end into real Chroma + BM25: idempotence, all-or-nothing, delete, bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.index.store import IndexStore
+from core.ingest.pipeline import filing_id_for, ingest_file
+from tests.conftest import REPO_ROOT
+
+FIXTURES = REPO_ROOT / "tests" / "fixtures"
+SMALL = FIXTURES / "small_filing.txt"
+
+
+@pytest.fixture
+def store(settings):
+    return IndexStore.open(settings)
+
+
+def _state(store: IndexStore) -> tuple:
+    """Everything a failed or repeated ingestion must leave untouched."""
+    uploads = (
+        sorted(p.name for p in store.settings.uploads_dir.glob("*"))
+        if store.settings.uploads_dir.exists()
+        else []
+    )
+    return (
+        [f.filing_id for f in store.catalog.list_filings()],
+        store.catalog.count_chunks(),
+        store.vectors.count(),
+        len(store.keywords),
+        uploads,
+    )
+
+
+def test_ingest_indexes_every_store_and_reports_progress(store):
+    events = []
+    result = ingest_file(store, SMALL.read_bytes(), SMALL.name, events.append)
+    assert result.ok and not result.duplicate, result.error
+    filing = result.filing
+    assert filing.filing_id == filing_id_for(SMALL.read_bytes())
+    n = filing.chunks
+    assert n > 0 and store.catalog.count_chunks() == n == store.vectors.count() == len(store.keywords)
+    assert {"Item 1A", "Item 7"} <= set(filing.sections)
+    stages = [e.stage for e in events]
+    assert stages[0] == "validate" and stages[-1] == "done"
+    assert {"parse", "sections", "chunk", "embed", "index"} <= set(stages)
+    fractions = [e.fraction for e in events]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+
+
+def test_same_bytes_twice_changes_nothing(store):
+    first = ingest_file(store, SMALL.read_bytes(), SMALL.name)
+    before = _state(store)
+    again = ingest_file(store, SMALL.read_bytes(), "renamed copy.txt")
+    assert again.ok and again.duplicate
+    assert again.filing.filing_id == first.filing.filing_id
+    assert _state(store) == before
+
+
+def test_failure_while_indexing_leaves_no_trace(store, monkeypatch):
+    before = _state(store)
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(store.keywords, "add_filing", explode)
+    result = ingest_file(store, SMALL.read_bytes(), SMALL.name)
+    assert not result.ok
+    assert "index" in result.error
+    assert _state(store) == before
+    monkeypatch.undo()
+    # and the same file ingests cleanly afterwards
+    assert ingest_file(store, SMALL.read_bytes(), SMALL.name).ok
+
+
+def test_delete_removes_filing_from_both_indexes(store):
+    result = ingest_file(store, SMALL.read_bytes(), SMALL.name)
+    assert store.delete_filing(result.filing.filing_id)
+    assert _state(store) == ([], 0, 0, 0, [])
+    assert not store.delete_filing(result.filing.filing_id)
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("empty.txt", "empty"),
+        ("image_renamed.pdf", "image"),
+        ("zip_renamed.pdf", "zip"),
+        ("corrupt.pdf", "pdf"),
+        ("encrypted.pdf", "password"),
+        ("scanned.pdf", "scan"),
+        ("not_a_filing.html", "filing"),
+    ],
+)
+def test_bad_input_is_rejected_with_a_clear_message_and_changes_nothing(store, name, expected):
+    ingest_file(store, SMALL.read_bytes(), SMALL.name)
+    before = _state(store)
+    result = ingest_file(store, (FIXTURES / name).read_bytes(), name)
+    assert not result.ok
+    assert expected in result.error.lower(), result.error
+    assert "\n" not in result.error and len(result.error) < 300
+    assert _state(store) == before
+
+
+def test_file_over_the_size_limit_is_rejected(settings):
+    store = IndexStore.open(settings.model_copy(update={"max_upload_mb": 0.001}))
+    result = ingest_file(store, SMALL.read_bytes() * 10, "big.txt")
+    assert not result.ok and "mb" in result.error.lower()
+    assert store.catalog.count_chunks() == 0
+
+
+@pytest.mark.parametrize("name", ["utf16_filing.txt", "cp1252_filing.txt"])
+def test_unusual_encodings_are_decoded(store, name):
+    result = ingest_file(store, (FIXTURES / name).read_bytes(), name)
+    assert result.ok, result.error
+    text = " ".join(c.text for c in store.catalog.list_chunks(result.filing.filing_id))
+    assert "\ufffd" not in text and "Ã" not in text
+
+
+def test_filename_is_never_used_as_a_path(store):
+    hostile = "../../etc/passwd.txt"
+    result = ingest_file(store, SMALL.read_bytes(), hostile)
+    assert result.ok
+    stored = list(store.settings.uploads_dir.iterdir())
+    assert [p.name for p in stored] == [f"{result.filing.filing_id}.txt"]
+    assert result.filing.filename == hostile  # kept for display only
