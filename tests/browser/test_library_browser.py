@@ -1,0 +1,31 @@
+"""Library in a real browser: drag-and-drop style upload, progress, table, rejected files."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import screenshot, wait_for_app
+from tests.conftest import REPO_ROOT
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SAMPLE = REPO_ROOT / "sample_docs" / "northwind_10k_fy2025.html"
+CORRUPT = REPO_ROOT / "tests" / "fixtures" / "corrupt.pdf"
+
+
+def test_upload_sample_and_a_bad_file(app_server, page):
+    page.goto(app_server["url"])
+    wait_for_app(page)
+    page.get_by_text("No filings yet").wait_for()
+    screenshot(page, "library-empty")
+
+    page.locator("input[type='file']").set_input_files([str(SAMPLE), str(CORRUPT)])
+    page.get_by_role("button", name="Ingest").click()
+    page.get_by_text("ingested:").wait_for(timeout=300_000)
+    wait_for_app(page)
+    screenshot(page, "library-ingested")
+
+    body = page.locator("body").inner_text()
+    assert "corrupt.pdf was not ingested" in body
+    assert "Filings (1)" in body
+    assert "Item 1A" in body
