@@ -22,6 +22,7 @@ _TOKEN_RE = re.compile(
     r"""
     (?P<item>\bitem\s+\d{1,2}[a-c]?\b)                        # "Item 1A" -> item_1a
     | (?P<form>\b(?:10-k|10-q|8-k|20-f|40-f|s-1|def\s?14a)\b) # SEC form types stay whole
+    | (?P<fy>\bfy\s?'?(?:\d{4}|\d{2})\b)                      # FY2023, FY23, FY'23 -> fy2023 + 2023
     | (?P<alnum>\b\d+[a-z][a-z0-9]*\b)                         # "3m", "1st", "2h"
     | (?P<num>\$?\(?\d[\d,]*(?:\.\d+)?%?)                      # $1,577.00  12.5%  (1,234)
     | (?P<word>[a-z][a-z0-9]*(?:[-'’][a-z0-9]+)*)             # words, hyphenated compounds, possessives
@@ -75,6 +76,10 @@ def tokenize(text: str, *, keep_stopwords: bool = False, fold_plurals: bool = Tr
             tokens.append("item_" + value.split()[-1])
         elif kind == "form":
             tokens.append(value.replace(" ", ""))
+        elif kind == "fy":
+            digits = re.sub(r"\D", "", value)
+            year = digits if len(digits) == 4 else "20" + digits
+            tokens.extend(["fy" + year, year])
         elif kind == "alnum":
             tokens.append(value)
         elif kind == "num":

@@ -58,4 +58,10 @@ def test_possessive_and_plurals() -> None:
 
 
 def test_alphanumeric_names_kept() -> None:
-    assert tokenize("3M reported FY2023 Q3 results") == ["3m", "reported", "fy2023", "q3", "result"]
+    assert tokenize("3M reported Q3 results") == ["3m", "reported", "q3", "result"]
+
+
+def test_fiscal_years_match_plain_years() -> None:
+    assert tokenize("FY2023") == ["fy2023", "2023"]
+    assert tokenize("FY23 and FY 2023 and FY'23") == ["fy2023", "2023"] * 3
+    assert "2023" in tokenize("fiscal 2023")

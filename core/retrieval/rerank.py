@@ -1,0 +1,126 @@
+"""Rerankers: the sentence-transformers cross-encoder, and the loader that falls back visibly."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from core.config import Settings
+from core.index.embeddings import Embedder
+from core.models import Fallback, QueryAnalysis, ScoredChunk
+
+log = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Reorders first-stage candidates; sets scores.rerank, scores.rerank_rank and score."""
+
+    name: str
+
+    def rerank(
+        self, query: str, candidates: list[ScoredChunk], top_n: int, analysis: QueryAnalysis | None = None
+    ) -> list[ScoredChunk]: ...
+
+
+class RerankerUnavailable(RuntimeError):
+    """The configured reranker model cannot be loaded on this machine."""
+
+
+def apply_rerank_scores(candidates: list[ScoredChunk], scores: list[float], top_n: int) -> list[ScoredChunk]:
+    """Copies of the candidates ordered by score (ties keep first-stage order), cut to top_n."""
+    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+    out: list[ScoredChunk] = []
+    for rank, i in enumerate(order[: max(0, top_n)], start=1):
+        cand = candidates[i]
+        stage = cand.scores.model_copy(update={"rerank": float(scores[i]), "rerank_rank": rank})
+        out.append(cand.model_copy(update={"score": float(scores[i]), "scores": stage}))
+    return out
+
+
+def _load_cross_encoder(model: str) -> Any:
+    """Load a CrossEncoder from a local directory or the local HF cache only: never touch the network."""
+    try:
+        from sentence_transformers import CrossEncoder
+    except ImportError as exc:  # pragma: no cover - sentence-transformers is a runtime dependency
+        raise RerankerUnavailable(f"sentence-transformers is not installed ({exc})") from exc
+    path = Path(model).expanduser()
+    source = str(path) if path.is_dir() else model
+    try:
+        # local_files_only makes a missing hub model fail at once instead of retrying for ~47 s offline.
+        return CrossEncoder(source, local_files_only=True, device="cpu")
+    except Exception as exc:  # noqa: BLE001 - any load failure means "not available here"
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise RerankerUnavailable(f"{model!r} is not available locally ({first_line[:200]})") from exc
+
+
+class CrossEncoderReranker:
+    """Scores (query, passage) pairs jointly with a sentence-transformers CrossEncoder."""
+
+    def __init__(self, model: str, *, batch_size: int = 16) -> None:
+        self.model_name = model
+        self.name = f"cross-encoder: {model}"
+        self._batch_size = batch_size
+        self._model = _load_cross_encoder(model)
+        self._lock = threading.Lock()
+
+    def rerank(
+        self, query: str, candidates: list[ScoredChunk], top_n: int, analysis: QueryAnalysis | None = None
+    ) -> list[ScoredChunk]:
+        """Rerank by cross-encoder relevance of the information need (no instructions) to each passage."""
+        if not candidates:
+            return []
+        text = analysis.core_query if analysis and analysis.core_query else query
+        pairs = [(text, c.chunk.text) for c in candidates]
+        with self._lock:  # torch modules are not safe to call from several threads at once
+            scores = self._model.predict(pairs, batch_size=self._batch_size, show_progress_bar=False)
+        return apply_rerank_scores(candidates, [float(s) for s in scores], top_n)
+
+
+_CACHE: dict[str, CrossEncoderReranker | str] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def load_reranker(
+    settings: Settings,
+    embedder: Embedder,
+    vectors: Any | None = None,
+    embed_query: Callable[[str], np.ndarray] | None = None,
+) -> tuple[Reranker, Fallback | None]:
+    """The configured cross-encoder, or the local scorer plus a Fallback record saying why.
+
+    Both outcomes are cached per model name for the process, so a missing model costs one failed
+    local lookup, not one per query. ``vectors`` (a VectorStore) lets the local scorer reuse stored
+    chunk embeddings instead of re-embedding candidates; ``embed_query`` lets it reuse a cached query vector.
+    """
+    from core.retrieval.local_rerank import LocalReranker
+
+    model = settings.reranker_model
+    with _CACHE_LOCK:
+        cached = _CACHE.get(model)
+        if cached is None:
+            try:
+                cached = CrossEncoderReranker(model)
+            except RerankerUnavailable as exc:
+                log.warning("cross-encoder unavailable, using the local scorer: %s", exc)
+                cached = str(exc)
+            _CACHE[model] = cached
+    if isinstance(cached, CrossEncoderReranker):
+        return cached, None
+    fallback = Fallback(
+        component="reranker",
+        used=LocalReranker.name,
+        reason=f"Cross-encoder {cached}; reranked with the local scorer instead.",
+    )
+    return LocalReranker(embedder, vectors=vectors, embed_query=embed_query), fallback
+
+
+def clear_reranker_cache() -> None:
+    """Forget loaded rerankers (e.g. after a model was downloaded into the cache)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()

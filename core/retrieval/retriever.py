@@ -1,0 +1,244 @@
+"""The retrieval funnel: analysis -> strategy -> filtered vector / keyword / hybrid search -> rerank."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from typing import Literal
+
+import numpy as np
+
+from core.config import Settings
+from core.index.store import IndexStore
+from core.index.tokenizer import tokenize
+from core.models import Fallback, QueryAnalysis, ScoredChunk, SearchResult, StageScores, Strategy
+from core.retrieval.analysis import analyze_query
+from core.retrieval.fusion import fuse_rrf
+from core.retrieval.rerank import Reranker, load_reranker
+from core.retrieval.scope import SearchScope, resolve_scope
+from core.retrieval.supervisor import choose_strategy
+
+StrategyChoice = Literal["auto", "vector", "keyword", "hybrid"]
+
+#: Each list feeding the fusion is this many times deeper than k, so agreement below rank k still counts.
+FUSION_DEPTH = 3
+
+
+def keyword_query_tokens(analysis: QueryAnalysis) -> list[str]:
+    """BM25 tokens of the information need: the core query plus the statement names it points to."""
+    tokens = tokenize(analysis.core_query)
+    extra = [t for t in tokenize(" ".join(analysis.keywords)) if t not in tokens]
+    return tokens + extra
+
+
+class Retriever:
+    """Searches an IndexStore with the same filters in every mode, and reranks the candidates."""
+
+    def __init__(self, store: IndexStore, settings: Settings | None = None, reranker: Reranker | None = None):
+        self.store = store
+        self.settings = settings or store.settings
+        self._reranker = reranker
+        self.fallback: Fallback | None = None
+        self._lock = threading.Lock()
+        self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    # --- shared pieces ----------------------------------------------------------------------
+
+    @property
+    def reranker(self) -> Reranker:
+        """The reranker, loaded on first use (cross-encoder, or the local scorer with a Fallback)."""
+        with self._lock:
+            if self._reranker is None:
+                self._reranker, self.fallback = load_reranker(
+                    self.settings,
+                    self.store.embedder,
+                    vectors=self.store.vectors,
+                    embed_query=self.embed_query,
+                )
+            return self._reranker
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Query embedding, cached for the last few queries (rerank reuses the search's vector)."""
+        vec = self._query_vectors.get(text)
+        if vec is None:
+            vec = self.store.embedder.embed_query(text)
+            self._query_vectors[text] = vec
+            while len(self._query_vectors) > 64:
+                self._query_vectors.popitem(last=False)
+        return vec
+
+    def _k(self, k: int | None) -> int:
+        return int(k if k is not None else self.settings.k)
+
+    def _result(
+        self,
+        query: str,
+        strategy: Strategy,
+        ranked: list[tuple[str, StageScores, float]],
+        scope: SearchScope,
+        section: str | None,
+        filings: list[str] | None,
+    ) -> SearchResult:
+        chunks = {c.chunk_id: c for c in self.store.catalog.get_chunks([cid for cid, _, _ in ranked])}
+        scored = [
+            ScoredChunk(chunk=chunks[cid], score=score, scores=stage)
+            for cid, stage, score in ranked
+            if cid in chunks
+        ]
+        return SearchResult(
+            query=query,
+            strategy=strategy,
+            section_filter=section,
+            filing_filter=filings,
+            widened=scope.widened,
+            widen_note=scope.note,
+            candidates=scored,
+            chunks=list(scored),
+        )
+
+    # --- first-stage rankings over a scope ---------------------------------------------------
+
+    def _vector_ranking(self, text: str, k: int, scope: SearchScope) -> list[tuple[str, float]]:
+        vec = self.embed_query(text)
+        merged: list[tuple[str, float]] = []
+        for filing_ids, section in scope.parts:
+            merged.extend(self.store.vectors.query(vec, k, filing_ids=filing_ids, section=section))
+        merged = sorted(dict(merged).items(), key=lambda p: -p[1])[:k]
+        if scope.fill is not None and len(merged) < k:
+            have = {cid for cid, _ in merged}
+            extra = self.store.vectors.query(
+                vec, k + len(have), filing_ids=scope.fill[0], section=scope.fill[1]
+            )
+            merged.extend([p for p in extra if p[0] not in have][: k - len(merged)])
+        return merged
+
+    def _keyword_ranking(self, tokens: list[str], k: int, scope: SearchScope) -> list[tuple[str, float]]:
+        catalog, index = self.store.catalog, self.store.keywords
+        if scope.parts == [(None, None)]:
+            allowed: set[str] | None = None
+        else:
+            allowed = set()
+            for filing_ids, section in scope.parts:
+                allowed.update(catalog.chunk_ids(filing_ids, section))
+        ranked = index.search(tokens, k, allowed_ids=allowed)
+        if scope.fill is not None and allowed is not None and len(allowed) < k:
+            rest = set(catalog.chunk_ids(scope.fill[0], scope.fill[1])) - allowed
+            ranked.extend(index.search(tokens, k - len(ranked), allowed_ids=rest))
+        return ranked
+
+    # --- the three searches -----------------------------------------------------------------
+
+    def vector_search(
+        self,
+        query: str,
+        k: int | None = None,
+        section: str | None = None,
+        filings: list[str] | None = None,
+        analysis: QueryAnalysis | None = None,
+    ) -> SearchResult:
+        """Nearest chunks by cosine similarity of the information need, within the filters."""
+        started = time.perf_counter()
+        k = self._k(k)
+        analysis = analysis or analyze_query(query)
+        scope = resolve_scope(self.store.catalog, filings, section, k)
+        ranking = self._vector_ranking(analysis.core_query, k, scope)
+        ranked = [
+            (cid, StageScores(vector=s, vector_rank=r), s) for r, (cid, s) in enumerate(ranking, start=1)
+        ]
+        result = self._result(query, "vector", ranked, scope, section, filings)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def keyword_search(
+        self,
+        query: str,
+        k: int | None = None,
+        section: str | None = None,
+        filings: list[str] | None = None,
+        analysis: QueryAnalysis | None = None,
+    ) -> SearchResult:
+        """BM25 over the core query (instructions removed), within the same filters."""
+        started = time.perf_counter()
+        k = self._k(k)
+        analysis = analysis or analyze_query(query)
+        scope = resolve_scope(self.store.catalog, filings, section, k)
+        ranking = self._keyword_ranking(keyword_query_tokens(analysis), k, scope)
+        ranked = [
+            (cid, StageScores(bm25=s, keyword_rank=r), s) for r, (cid, s) in enumerate(ranking, start=1)
+        ]
+        result = self._result(query, "keyword", ranked, scope, section, filings)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def hybrid_search(
+        self,
+        query: str,
+        k: int | None = None,
+        section: str | None = None,
+        filings: list[str] | None = None,
+        analysis: QueryAnalysis | None = None,
+    ) -> SearchResult:
+        """Weighted reciprocal rank fusion of the vector and keyword rankings, same filters."""
+        started = time.perf_counter()
+        k = self._k(k)
+        analysis = analysis or analyze_query(query)
+        scope = resolve_scope(self.store.catalog, filings, section, k)
+        depth = k * FUSION_DEPTH
+        vector = self._vector_ranking(analysis.core_query, depth, scope)
+        keyword = self._keyword_ranking(keyword_query_tokens(analysis), depth, scope)
+        fused = fuse_rrf(
+            {"vector": [cid for cid, _ in vector], "keyword": [cid for cid, _ in keyword]},
+            {"vector": self.settings.rrf_vector_weight, "keyword": self.settings.rrf_keyword_weight},
+            k=self.settings.rrf_k,
+        )[:k]
+        vec_at = {cid: (r, s) for r, (cid, s) in enumerate(vector, start=1)}
+        kw_at = {cid: (r, s) for r, (cid, s) in enumerate(keyword, start=1)}
+        ranked = []
+        for rank, (cid, score) in enumerate(fused, start=1):
+            stage = StageScores(fused=score, fused_rank=rank)
+            if cid in vec_at:
+                stage.vector_rank, stage.vector = vec_at[cid]
+            if cid in kw_at:
+                stage.keyword_rank, stage.bm25 = kw_at[cid]
+            ranked.append((cid, stage, score))
+        result = self._result(query, "hybrid", ranked, scope, section, filings)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    # --- the funnel -------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        strategy: StrategyChoice = "auto",
+        section: str | None = None,
+        filings: list[str] | None = None,
+        k: int | None = None,
+        top_n: int | None = None,
+        rerank: bool = True,
+    ) -> SearchResult:
+        """Analyse, choose a strategy (auto) or take the one given, search k with filters, rerank to top_n."""
+        started = time.perf_counter()
+        analysis = analyze_query(query)
+        if strategy == "auto":
+            decision = choose_strategy(analysis)
+            chosen: Strategy = decision.strategy
+            justification = decision.justification
+        else:
+            chosen, justification = strategy, f"Chose {strategy}: set explicitly."
+        search = {"vector": self.vector_search, "keyword": self.keyword_search, "hybrid": self.hybrid_search}[
+            chosen
+        ]
+        result = search(query, k=k, section=section, filings=filings, analysis=analysis)
+        result.justification = justification
+        top_n = int(top_n if top_n is not None else self.settings.top_n)
+        if rerank and result.candidates:
+            reranker = self.reranker
+            result.chunks = reranker.rerank(query, result.candidates, top_n, analysis=analysis)
+            result.reranker = reranker.name
+        else:
+            result.chunks = result.candidates[:top_n]
+        result.seconds = time.perf_counter() - started
+        return result

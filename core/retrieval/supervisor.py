@@ -1,0 +1,67 @@
+"""Offline retrieval supervisor: pick vector, keyword or hybrid search from a query's signals."""
+
+from __future__ import annotations
+
+import re
+
+from core.models import QueryAnalysis, StrategyDecision
+
+_ITEM_REFERENCE = re.compile(r"\bitem\s+\d{1,2}[a-c]?\b", re.IGNORECASE)
+_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9&]{1,5}\b")
+
+#: Thresholds on QueryAnalysis scores; a signal fires when the score reaches them.
+DENSE_TERMS = 0.75
+SPARSE_TERMS = 0.3
+ABSTRACT = 0.3
+
+
+def _keyword_signals(analysis: QueryAnalysis) -> list[str]:
+    """Reasons to trust exact term matching."""
+    signals: list[str] = []
+    if analysis.quoted_terms:
+        signals.append("quoted terms (" + ", ".join(f'"{t}"' for t in analysis.quoted_terms[:3]) + ")")
+    if analysis.numbers:
+        signals.append("specific numbers (" + ", ".join(analysis.numbers[:3]) + ")")
+    if _ITEM_REFERENCE.search(analysis.original):
+        signals.append("an explicit Item reference")
+    acronyms = [a for a in _ACRONYM.findall(analysis.core_query) if not re.fullmatch(r"FY\d*|Q[1-4]", a)]
+    if acronyms:
+        signals.append("acronyms or tickers (" + ", ".join(dict.fromkeys(acronyms[:3])) + ")")
+    if analysis.term_density >= DENSE_TERMS:
+        signals.append(f"a high density of specific terms ({analysis.term_density:.2f})")
+    return signals
+
+
+def _vector_signals(analysis: QueryAnalysis) -> list[str]:
+    """Reasons to trust semantic similarity."""
+    signals: list[str] = []
+    if analysis.abstractness >= ABSTRACT:
+        signals.append(f"abstract wording ({analysis.abstractness:.2f})")
+    if analysis.term_density < SPARSE_TERMS and not analysis.numbers and not analysis.quoted_terms:
+        signals.append(f"few specific terms ({analysis.term_density:.2f})")
+    return signals
+
+
+def choose_strategy(analysis: QueryAnalysis) -> StrategyDecision:
+    """Keyword for exact, term-dense queries; vector for abstract ones; hybrid when the signals mix."""
+    keyword = _keyword_signals(analysis)
+    vector = _vector_signals(analysis)
+    # Quoted terms are the analyst saying "match this verbatim": only exact matching honours that.
+    if analysis.quoted_terms or (len(keyword) >= 2 and not vector):
+        strategy, reasons, favours = "keyword", keyword, "favour exact keyword matching"
+    elif vector and not keyword:
+        strategy, reasons, favours = "vector", vector, "favour semantic vector search"
+    else:
+        strategy = "hybrid"
+        reasons = keyword + vector
+        favours = "mix exact and semantic cues, so both rankings are fused"
+        if not reasons:
+            reasons, favours = ["no strong signal either way"], "so both rankings are fused"
+    justification = f"Chose {strategy}: {_join(reasons)} {favours}."
+    return StrategyDecision(strategy=strategy, justification=justification, decided_by="offline")  # type: ignore[arg-type]
+
+
+def _join(parts: list[str]) -> str:
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
