@@ -1,0 +1,265 @@
+"""Cut sections into token-bounded chunks that are verbatim slices of the filing text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from core.ingest.document import ParsedFiling, Section
+from core.models import Chunk
+
+TokenCounter = Callable[[str], int]
+
+# A sentence ends at . ! ? (maybe followed by a closing quote or bracket) before whitespace and a capital.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)\]]*\s+(?=[\"“(\[•A-Z0-9])")
+_WORD = re.compile(r"\S+")
+
+
+@dataclass(slots=True)
+class _Unit:
+    """A block, or a piece of an oversized block, located in the filing text."""
+
+    start: int
+    end: int
+    tokens: int
+    kind: str  # "text" | "table" | "heading"
+    page: int
+
+
+@dataclass(slots=True)
+class _Draft:
+    start: int
+    end: int
+    tokens: int
+    page: int
+    kind: str
+    units: list[_Unit]
+
+
+def sentence_starts(text: str) -> list[int]:
+    """Offsets where sentences begin in text (0 included)."""
+    return [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
+
+
+def _split_long(text: str, base: int, count: TokenCounter, limit: int, kind: str, page: int) -> list[_Unit]:
+    """Pieces of an oversized block: whole sentences (or table rows) up to the limit, words as a last resort."""
+    # Tables split between rows, prose between sentences.
+    bounds = [0, *(m.end() for m in re.finditer(r"\n", text))] if kind == "table" else sentence_starts(text)
+    bounds.append(len(text))
+    units: list[_Unit] = []
+    start = 0
+    k = 1
+    while start < len(text):
+        end = start
+        # Grow the piece sentence by sentence while it fits.
+        while k < len(bounds) and count(text[start : bounds[k]].rstrip()) <= limit:
+            end = bounds[k]
+            k += 1
+        if end == start:  # one sentence longer than the limit: cut it at word boundaries
+            end = _word_cut(text, start, bounds[k] if k < len(bounds) else len(text), count, limit)
+            if end >= bounds[k]:
+                k += 1
+        piece = text[start:end]
+        stripped_end = start + len(piece.rstrip())
+        if stripped_end > start:
+            units.append(
+                _Unit(base + start, base + stripped_end, count(text[start:stripped_end]), kind, page)
+            )
+        start = end
+        while start < len(text) and text[start].isspace():
+            start += 1
+        while k < len(bounds) and bounds[k] <= start:
+            k += 1
+    return units
+
+
+def _word_cut(text: str, start: int, stop: int, count: TokenCounter, limit: int) -> int:
+    """The furthest word boundary after start (before stop) whose slice fits the limit; at least one word."""
+    best = None
+    for match in _WORD.finditer(text, start, stop):
+        if best is not None and count(text[start : match.end()]) > limit:
+            break
+        best = match.end()
+    return best if best is not None else stop
+
+
+def _units(parsed: ParsedFiling, section: Section, count: TokenCounter, limit: int) -> list[_Unit]:
+    units: list[_Unit] = []
+    for block in parsed.blocks[section.start_block : section.end_block]:
+        tokens = count(block.text)
+        if tokens <= limit:
+            units.append(_Unit(block.char_start, block.char_end, tokens, block.kind, block.page))
+        else:
+            units.extend(_split_long(block.text, block.char_start, count, limit, block.kind, block.page))
+    return units
+
+
+def _overlap_start(text: str, draft: _Draft, count: TokenCounter, overlap: int) -> int | None:
+    """Where the next chunk should start to repeat the draft's last whole sentences (≤ overlap tokens)."""
+    if overlap <= 0 or not draft.units or draft.units[-1].kind != "text":
+        return None
+    last = draft.units[-1]
+    body = text[last.start : last.end]
+    best = None
+    for offset in reversed(sentence_starts(body)):
+        if offset == 0 and len(draft.units) == 1:
+            break  # repeating the whole chunk is not an overlap
+        if count(body[offset:]) > overlap:
+            break
+        best = offset
+    if best is None:
+        # No sentence fits: repeat the last words instead.
+        words = list(_WORD.finditer(body))
+        for match in reversed(words[1:]):
+            if count(body[match.start() :]) > overlap:
+                break
+            best = match.start()
+    return None if best is None else last.start + best
+
+
+def chunk_sections(
+    parsed: ParsedFiling,
+    sections: list[Section],
+    *,
+    filing_id: str,
+    count_tokens: TokenCounter,
+    max_tokens: int,
+    overlap_tokens: int,
+) -> list[Chunk]:
+    """Chunks following paragraphs inside each section: bounded, overlapping, never crossing an Item."""
+    if max_tokens <= 0:
+        raise ValueError("max_tokens must be positive")
+    overlap_tokens = max(0, min(overlap_tokens, max_tokens // 2))
+    min_tokens = max(8, max_tokens // 6)
+    text = parsed.text
+    drafts: list[tuple[Section, _Draft]] = []
+    for section in sections:
+        for draft in _pack(text, _units(parsed, section, count_tokens, max_tokens), count_tokens,
+                           max_tokens, overlap_tokens, min_tokens):  # fmt: skip
+            drafts.append((section, draft))
+    chunks: list[Chunk] = []
+    for index, (section, draft) in enumerate(drafts):
+        chunks.append(
+            Chunk(
+                chunk_id=f"{filing_id[:16]}-{index:05d}",
+                filing_id=filing_id,
+                company=parsed.company,
+                form=parsed.form,
+                fiscal_year=parsed.fiscal_year,
+                section=section.item,
+                section_title=section.title,
+                part=section.part,
+                page=draft.page,
+                chunk_index=index,
+                char_start=draft.start,
+                char_end=draft.end,
+                kind="table" if draft.kind == "table" else "text",
+                text=text[draft.start : draft.end],
+            )
+        )
+    return chunks
+
+
+def _pack(
+    text: str, units: list[_Unit], count: TokenCounter, limit: int, overlap: int, min_tokens: int
+) -> list[_Draft]:
+    """Greedy packing of one section's units into drafts."""
+    drafts: list[_Draft] = []
+    current: _Draft | None = None
+
+    def close(with_overlap: bool) -> None:
+        nonlocal current
+        if current is None:
+            return
+        drafts.append(current)
+        previous, current = current, None
+        if with_overlap:
+            start = _overlap_start(text, previous, count, overlap)
+            if start is not None:
+                tail = _Unit(
+                    start, previous.end, count(text[start : previous.end]), "text", previous.units[-1].page
+                )
+                current = _Draft(start, previous.end, tail.tokens, tail.page, "text", [tail])
+
+    for unit in units:
+        if unit.kind == "table":
+            # A table is a chunk of its own so it is retrieved and cited whole.
+            if current is not None and _only_overlap(current, drafts):
+                current = None
+            close(False)
+            drafts.append(_Draft(unit.start, unit.end, unit.tokens, unit.page, "table", [unit]))
+            continue
+        if current is not None and _only_overlap(current, drafts) and unit.page != current.page:
+            current = None  # do not carry an overlap across a page break: the chunk would cite the wrong page
+        if current is None:
+            current = _Draft(unit.start, unit.end, unit.tokens, unit.page, unit.kind, [unit])
+            continue
+        new_page = unit.page != current.page
+        fits = current.tokens + unit.tokens <= limit and count(text[current.start : unit.end]) <= limit
+        if new_page and not (fits and (unit.tokens < min_tokens or current.tokens < min_tokens)):
+            heading = _pop_heading(current)
+            close(False)
+            current = _Draft(unit.start, unit.end, unit.tokens, unit.page, unit.kind, [unit])
+            if heading is not None and count(text[heading.start : unit.end]) <= limit:
+                # A heading at the foot of a page travels with its paragraph on the next page.
+                current = _Draft(heading.start, unit.end, heading.tokens + unit.tokens, heading.page, "text",
+                                 [heading, unit])  # fmt: skip
+            continue
+        if fits:
+            current.end, current.tokens = unit.end, current.tokens + unit.tokens
+            current.units.append(unit)
+            continue
+        heading = _pop_heading(current)
+        if heading is not None:
+            # The heading belongs with the paragraph that follows it, not at the end of this chunk.
+            close(False)
+            current = _Draft(heading.start, heading.end, heading.tokens, heading.page, "heading", [heading])
+            if count(text[current.start : unit.end]) <= limit:
+                current.end, current.tokens = unit.end, current.tokens + unit.tokens
+                current.units.append(unit)
+                continue
+        close(True)
+        if current is not None and count(text[current.start : unit.end]) <= limit:
+            current.end, current.tokens = unit.end, current.tokens + unit.tokens
+            current.units.append(unit)
+        else:
+            # The repeated tail and this unit do not fit together: start afresh without the overlap.
+            current = _Draft(unit.start, unit.end, unit.tokens, unit.page, unit.kind, [unit])
+    if current is not None and not _only_overlap(current, drafts):
+        drafts.append(current)
+    return _merge_tiny_tail(text, drafts, count, limit, min_tokens)
+
+
+def _pop_heading(draft: _Draft) -> _Unit | None:
+    """Remove and return the draft's trailing heading, if it has other content before it."""
+    if len(draft.units) < 2 or draft.units[-1].kind != "heading":
+        return None
+    heading = draft.units.pop()
+    draft.end = draft.units[-1].end
+    draft.tokens -= heading.tokens
+    return heading
+
+
+def _only_overlap(draft: _Draft, drafts: list[_Draft]) -> bool:
+    """True if the draft holds nothing but text repeated from the previous chunk."""
+    return bool(drafts) and draft.end <= drafts[-1].end
+
+
+def _merge_tiny_tail(
+    text: str, drafts: list[_Draft], count: TokenCounter, limit: int, min_tokens: int
+) -> list[_Draft]:
+    """Fold a section's last tiny chunk into the one before it when the result still fits."""
+    if len(drafts) >= 2:
+        last, before = drafts[-1], drafts[-2]
+        if (
+            last.tokens < min_tokens
+            and last.kind != "table"
+            and before.kind != "table"
+            and last.start >= before.start
+            and count(text[before.start : last.end]) <= limit
+        ):
+            before.end = last.end
+            before.tokens = count(text[before.start : before.end])
+            drafts.pop()
+    return drafts

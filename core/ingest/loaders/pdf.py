@@ -1,0 +1,78 @@
+"""PDF filings through pypdf: robust page-by-page text extraction (page numbers are 0-based indexes)."""
+
+from __future__ import annotations
+
+import io
+import logging
+
+from core.ingest.document import RawBlock
+from core.ingest.errors import IngestError
+from core.ingest.loaders.txt import paragraph_blocks
+
+log = logging.getLogger(__name__)
+
+#: Below this many characters per page on average a PDF has no usable text layer.
+MIN_CHARS_PER_PAGE = 40
+
+
+def extract_pdf_pages(data: bytes) -> tuple[list[str], list[str]]:
+    """Text of every page (empty for a page that fails) and warnings; raises IngestError if unreadable."""
+    from pypdf import PdfReader  # imported here: pypdf is only needed when a PDF arrives
+    from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        # Many EDGAR PDFs are encrypted with an empty user password; anything else needs the password.
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise IngestError(
+                "This PDF is protected by a password; remove the protection and upload it again.",
+                stage="parse",
+            )
+        pages = reader.pages
+        count = len(pages)
+    except IngestError:
+        raise
+    except DependencyError as exc:
+        raise IngestError(
+            f"This PDF is encrypted and needs a missing library to open: {exc}", stage="parse"
+        ) from exc
+    except FileNotDecryptedError as exc:
+        raise IngestError(
+            "This PDF is protected by a password; remove the protection and upload it again.", stage="parse"
+        ) from exc
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError, AttributeError, IndexError) as exc:
+        raise IngestError(
+            f"This PDF is damaged and cannot be read ({type(exc).__name__}).", stage="parse"
+        ) from exc
+    if count == 0:
+        raise IngestError("This PDF has no pages.", stage="parse")
+    texts: list[str] = []
+    warnings: list[str] = []
+    for index in range(count):
+        try:
+            texts.append(pages[index].extract_text() or "")
+        except Exception as exc:  # noqa: BLE001 - one bad page must not lose the whole filing
+            log.warning("pypdf could not extract page %d: %s", index, exc)
+            warnings.append(f"page {index} could not be read ({type(exc).__name__}); it is left empty")
+            texts.append("")
+    if len(warnings) == count:
+        raise IngestError("No page of this PDF could be read; the file is probably damaged.", stage="parse")
+    if sum(len(t.strip()) for t in texts) < MIN_CHARS_PER_PAGE * count:
+        raise IngestError(
+            "This PDF has no extractable text: is it a scanned image? OCR it first.", stage="parse"
+        )
+    return texts, warnings
+
+
+def pdf_blocks(page_texts: list[str]) -> list[RawBlock]:
+    """Paragraph blocks of every page, tagged with the 0-based page index (FinanceBench's convention)."""
+    blocks: list[RawBlock] = []
+    for index, text in enumerate(page_texts):
+        blocks.extend(paragraph_blocks(text, index))
+    return blocks
+
+
+def load_pdf(data: bytes) -> tuple[list[RawBlock], int, list[str]]:
+    """Blocks, page count and extraction warnings of a PDF filing."""
+    texts, warnings = extract_pdf_pages(data)
+    return pdf_blocks(texts), len(texts), warnings

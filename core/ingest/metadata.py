@@ -1,0 +1,126 @@
+"""Company, form and fiscal year from a filing's cover page (and its inline-XBRL facts when present)."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+
+_COVER_CHARS = 15000
+_FORM_RE = re.compile(r"\bForm\s*(10-K|10-Q|8-K|20-F|40-F)(?:405|T)?\b", re.IGNORECASE)
+_PERIOD_RE = re.compile(
+    r"for\s+the\s+(?:fiscal\s+)?(?:year|quarterly\s+period|quarter|period|transition\s+period)\s+ended:?\s*"
+    r"([A-Za-z]{3,9}\.?\s*\d{1,2}\s*,?\s*\d{4})",
+    re.IGNORECASE,
+)
+_REPORT_DATE_RE = re.compile(
+    r"Date\s+of\s+Report[^:]{0,80}:?\s*\)?\s*([A-Za-z]{3,9}\.?\s*\d{1,2}\s*,?\s*\d{4})", re.I
+)
+_REGISTRANT_RE = re.compile(r"\(?\s*Exact\s+name\s+of\s+(?:the\s+)?registrant", re.IGNORECASE)
+_NOT_A_NAME = re.compile(
+    r"commission\s+file|file\s+number|^\(?\s*(?:mark\s+one|form\s|or\b|for\s+the|transition|annual|quarterly)"
+    r"|securities\s+and\s+exchange|washington|^\d|^\(",
+    re.IGNORECASE,
+)
+_XBRL_FACT = re.compile(
+    r"<ix:nonNumeric[^>]*name=\"dei:(\w+)\"[^>]*>(.*?)</ix:nonNumeric>", re.IGNORECASE | re.S
+)
+_TAG = re.compile(r"<[^>]+>")
+
+
+@dataclass(slots=True)
+class FilingMetadata:
+    """What the cover page says about the filing."""
+
+    company: str = ""
+    form: str = "10-K"
+    fiscal_year: int | None = None
+    period_end: str | None = None
+
+
+def xbrl_cover_facts(raw_html: str) -> dict[str, str]:
+    """The dei: cover facts of an inline-XBRL document (registrant name, document type, period end)."""
+    facts: dict[str, str] = {}
+    for name, value in _XBRL_FACT.findall(raw_html[:3_000_000]):
+        text = " ".join(html.unescape(_TAG.sub(" ", value)).split())
+        if text and name not in facts:
+            facts[name] = text
+    return facts
+
+
+def parse_date(text: str) -> datetime | None:
+    """A cover-page date such as "January 29, 2023", "Dec. 31 2021" or "SEPTEMBER 30, 2023"."""
+    cleaned = re.sub(r"\s+", " ", text.replace(",", " ").replace(".", " ")).strip().title()
+    cleaned = re.sub(r"^Sept ", "Sep ", cleaned)
+    for fmt in ("%B %d %Y", "%b %d %Y"):
+        try:
+            return datetime.strptime(cleaned, fmt)
+        except ValueError:
+            continue
+    return None
+
+
+def _proper_case(name: str, text: str) -> str:
+    """Re-case an all-caps registrant name the way the filing itself writes those words in prose."""
+    if not name.isupper():
+        return name
+    words = []
+    for word in name.split():
+        core = word.strip(",.()")
+        forms: Counter[str] = Counter()
+        if core and core.isalpha():
+            for match in re.finditer(
+                rf"(?<![A-Za-z]){re.escape(core)}(?![A-Za-z])", text[:400_000], re.IGNORECASE
+            ):
+                context = text[max(0, match.start() - 25) : match.end() + 25]
+                if sum(ch.islower() for ch in context) > 10:  # running text, not another all-caps line
+                    forms[match.group(0)] += 1
+        # Prefer how prose capitalises the word ("Corporation"); keep all caps only for names like "NVIDIA"
+        # that prose writes in capitals too.
+        titled = Counter({form: n for form, n in forms.items() if form[:1].isupper() and not form.isupper()})
+        if titled:
+            words.append(word.replace(core, titled.most_common(1)[0][0]))
+        elif forms.get(core, 0) >= 3:
+            words.append(word)
+        elif core.isalpha() and len(core) > 3:
+            words.append(word.replace(core, core.capitalize()))
+        else:
+            words.append(word)
+    return " ".join(words)
+
+
+def _company_from_cover(cover: str) -> str:
+    match = _REGISTRANT_RE.search(cover)
+    if match is None:
+        return ""
+    same_line = cover[cover.rfind("\n", 0, match.start()) + 1 : match.start()].strip()
+    if same_line and not _NOT_A_NAME.search(same_line):
+        return same_line
+    lines = [line.strip() for line in cover[: match.start()].split("\n")]
+    for line in reversed(lines[-6:]):
+        if line and not _NOT_A_NAME.search(line) and len(line) < 100:
+            return line
+    return ""
+
+
+def detect_metadata(text: str, xbrl: dict[str, str] | None = None) -> FilingMetadata:
+    """Company, form, fiscal year and period end from the cover page; XBRL facts win where they exist."""
+    xbrl = xbrl or {}
+    cover = text[:_COVER_CHARS]
+    meta = FilingMetadata()
+    doc_type = xbrl.get("DocumentType", "")
+    form_match = _FORM_RE.search((doc_type and f"Form {doc_type}") or cover)
+    if form_match:
+        meta.form = form_match.group(1).upper()
+    company = _company_from_cover(cover) or xbrl.get("EntityRegistrantName", "")
+    meta.company = _proper_case(" ".join(company.split()).strip(" ,"), text)
+    period = parse_date(xbrl.get("DocumentPeriodEndDate", "")) if xbrl.get("DocumentPeriodEndDate") else None
+    if period is None:
+        match = _PERIOD_RE.search(cover) or (_REPORT_DATE_RE.search(cover) if meta.form == "8-K" else None)
+        period = parse_date(match.group(1)) if match else None
+    if period is not None:
+        meta.period_end = period.date().isoformat()
+        meta.fiscal_year = period.year  # the year in which the fiscal year (or quarter) ends
+    return meta

@@ -1,0 +1,269 @@
+"""Find the 10-K Items (and Parts) of a parsed filing, skipping the table of contents."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from core.ingest.document import Block, ParsedFiling, Section
+from core.models import FRONT_MATTER, ITEM_TITLES, UNSECTIONED
+
+ITEM_ORDER: dict[str, int] = {key: index for index, key in enumerate(ITEM_TITLES)}
+
+#: Other titles real filings use for an Item (older forms, common wordings).
+_ALT_TITLES: dict[str, tuple[str, ...]] = {
+    "Item 2": ("Description of Property",),
+    "Item 4": ("Submission of Matters to a Vote of Security Holders", "Removed and Reserved", "Reserved"),
+    "Item 6": ("Selected Financial Data", "Reserved", "Selected Consolidated Financial Data"),
+    "Item 7": ("MD&A",),
+    "Item 8": ("Consolidated Financial Statements and Supplementary Data", "Financial Statements"),
+    "Item 9A": ("Controls and Procedures",),
+    "Item 10": ("Directors and Executive Officers of the Registrant",),
+    "Item 15": ("Exhibits, Financial Statement Schedules", "Exhibits"),
+}
+
+_ITEM_RE = re.compile(
+    r"^\s*items?\s*(\d{1,2})\s?([a-c])?(?![\w])"  # "Item 7", "ITEM 1A", "Items 1"
+    r"(?:\s*(?:and|&|,|through|to|-|–)\s*(?:items?\s*)?\d{1,2}[a-c]?(?![\w]))?"  # "Items 1 and 2"
+    r"\s*(?:[.:\-–—]\s*)?"
+    r"(.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_PART_RE = re.compile(r"^\s*part\s+(iv|i{1,3})(?![\w])\s*(?:[.:\-–—]\s*)?(.*)$", re.IGNORECASE | re.DOTALL)
+_TRAILING_PAGE_RE = re.compile(
+    r"[\s.·…_]*(?:page\s*)?(?:\d{1,3}|[ivx]{1,5}|[A-Z]-\d{1,3})\s*$", re.IGNORECASE
+)
+_PAGE_ONLY_RE = re.compile(r"^\s*(?:page\s*)?(?:\d{1,3}|[A-Z]-\d{1,3})\s*$", re.IGNORECASE)
+# A line that ends like this continues into the next one, so an "Item 7" starting the next line is a citation.
+_CONTINUES_RE = re.compile(
+    r"(?:[,;(“\"'’-]|\b(?:see|in|and|of|to|under|our|the|this|within|at|with|from|by|Part\s+I{1,3}V?))\s*$",
+    re.IGNORECASE,
+)
+
+_PARTS = ("Part I", "Part II", "Part III", "Part IV")
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z]", "", text.lower().replace("&", "and"))
+
+
+def _titles_for(item: str) -> tuple[str, ...]:
+    return (ITEM_TITLES[item], *_ALT_TITLES.get(item, ()))
+
+
+def title_matches(item: str, text: str, *, complete: bool = False) -> bool:
+    """True if text starts like one of the Item's known titles (letters only, tolerant of split words).
+
+    With complete=True the whole title must be present, not just its beginning.
+    """
+    got = _letters(text)
+    if not got:
+        return False
+    for title in _titles_for(item):
+        want = _letters(title)
+        if got.startswith(want):
+            return True
+        if complete:
+            continue
+        common = len(_common_prefix(got, want))
+        if common >= min(10, len(want)) or (common == len(got) and len(got) >= 4):
+            return True
+    return False
+
+
+def _common_prefix(a: str, b: str) -> str:
+    size = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        size += 1
+    return a[:size]
+
+
+@dataclass(slots=True)
+class ItemHeading:
+    """An Item heading found at the start of a line or block."""
+
+    item: str
+    rest: str  # text after "Item 7." on the same line (title, maybe a ToC page number)
+    titled: bool  # rest matches a known title of that Item
+    page_number_after: bool  # rest ends with a page number, as table-of-contents lines do
+
+
+def match_item_heading(line: str) -> ItemHeading | None:
+    """Recognise "Item 7. Management's Discussion…", "ITEM 1A:", "Items 1 and 2." at the start of a line."""
+    match = _ITEM_RE.match(line)
+    if match is None:
+        return None
+    item = f"Item {int(match.group(1))}{(match.group(2) or '').upper()}"
+    if item not in ITEM_ORDER:
+        return None
+    rest = " ".join(match.group(3).split())
+    if rest[:1] in {",", ")", "(", "’", "'"} or rest.lower().startswith(("of ", "in ", "and ", "to ")):
+        return None  # "Item 7, Management's…", "Item 7 of this report": running text
+    stripped = _TRAILING_PAGE_RE.sub("", rest) if rest else rest
+    page_after = bool(rest) and stripped != rest and bool(_letters(stripped))
+    titled = bool(stripped) and title_matches(item, stripped)
+    # An unknown title is accepted only when it looks like a heading, not a sentence.
+    if rest and not titled and (len(rest) > 90 or rest[:1].islower() or rest.endswith((",", ";"))):
+        return None
+    return ItemHeading(item, stripped, titled, page_after)
+
+
+def match_part_heading(line: str) -> str | None:
+    """Recognise "PART II", "Part II — Other Information" at the start of a line; returns "Part II"."""
+    match = _PART_RE.match(line)
+    if match is None:
+        return None
+    rest = match.group(2).strip()
+    if rest[:1] in {",", ";"} or len(rest) > 80 or rest[:1].islower():
+        return None
+    return f"Part {match.group(1).upper()}"
+
+
+def is_heading_line(line: str, previous: str | None) -> bool:
+    """True for a line that starts an Item or Part heading (not a citation wrapped onto a new line)."""
+    if previous is not None and previous.strip() and _CONTINUES_RE.search(previous.strip()):
+        return False
+    return match_item_heading(line) is not None or match_part_heading(line) is not None
+
+
+def is_page_number(line: str) -> bool:
+    """True for a bare printed page number such as "12", "Page 12" or "F-3"."""
+    return bool(_PAGE_ONLY_RE.match(line))
+
+
+@dataclass(slots=True)
+class _Candidate:
+    block: int
+    item: str
+    title: str
+    weight: float
+    char_start: int
+
+
+def _first_line(text: str) -> str:
+    return text.split("\n", 1)[0]
+
+
+def _candidates(blocks: list[Block]) -> list[_Candidate]:
+    found: list[_Candidate] = []
+    for index, block in enumerate(blocks):
+        if block.kind == "table":
+            continue
+        first = _first_line(block.text)
+        heading = match_item_heading(first)
+        if heading is None:
+            continue
+        title = heading.rest
+        weight = 1.0 if heading.titled else 0.6
+        if not heading.rest:
+            # Title on the next line or block ("Item 7." / "Management's Discussion…").
+            following = block.text.split("\n", 1)[1] if "\n" in block.text else ""
+            if not following and index + 1 < len(blocks):
+                following = _first_line(blocks[index + 1].text)
+            if following and title_matches(heading.item, following):
+                title, weight = " ".join(following.split())[:120], 1.0
+            else:
+                weight = 0.5
+        if heading.page_number_after:
+            weight -= 0.5  # "Risk Factors ..... 12" is a table-of-contents line
+        found.append(_Candidate(index, heading.item, title, weight, block.char_start))
+    return found
+
+
+def _toc_like(cands: list[_Candidate], blocks: list[Block], text_len: int) -> list[bool]:
+    """Mark candidates that sit in a dense run of different Items: a table of contents or index."""
+    flags = [False] * len(cands)
+    window = 2500  # characters; a contents page lists a dozen Items in less than this
+    for i, cand in enumerate(cands):
+        near = {c.item for c in cands if abs(c.char_start - cand.char_start) <= window}
+        if len(near) < 5:
+            continue
+        # A run of short real Items (Part III "incorporated by reference") is dense too, but a contents list
+        # spans from Part I Items to Part II+ Items within the window.
+        orders = [ITEM_ORDER[c.item] for c in cands if abs(c.char_start - cand.char_start) <= window]
+        if min(orders) <= ITEM_ORDER["Item 2"] and max(orders) >= ITEM_ORDER["Item 7"]:
+            flags[i] = True
+    return flags
+
+
+def _choose(cands: list[_Candidate], flags: list[bool]) -> list[_Candidate]:
+    """Heaviest chain of candidates in increasing Item order; ties go to the earliest body heading."""
+    weights = [c.weight - (0.8 if flag else 0.0) for c, flag in zip(cands, flags, strict=True)]
+    best: list[float] = []
+    back: list[int] = []
+    for j, cand in enumerate(cands):
+        score, prev = weights[j], -1
+        for i in range(j):
+            if ITEM_ORDER[cands[i].item] < ITEM_ORDER[cand.item] and cands[i].block < cand.block:
+                candidate_score = best[i] + weights[j]
+                if candidate_score > score + 1e-9:
+                    score, prev = candidate_score, i
+        best.append(score)
+        back.append(prev)
+    if not cands:
+        return []
+    # Among equally heavy chains prefer the one ending earliest (later ones are usually citations).
+    end = max(range(len(cands)), key=lambda k: (round(best[k], 6), -k))
+    chain: list[_Candidate] = []
+    while end != -1:
+        chain.append(cands[end])
+        end = back[end]
+    chain.reverse()
+    return [c for c in chain if c.weight > 0 or math.isclose(c.weight, 0.0)]
+
+
+def part_of(item: str) -> str:
+    """The 10-K Part an Item belongs to."""
+    order = ITEM_ORDER[item]
+    if order < ITEM_ORDER["Item 5"]:
+        return "Part I"
+    if order < ITEM_ORDER["Item 10"]:
+        return "Part II"
+    if order < ITEM_ORDER["Item 15"]:
+        return "Part III"
+    return "Part IV"
+
+
+def split_sections(parsed: ParsedFiling) -> list[Section]:
+    """Cover the filing's blocks with Item sections, in order; text before Item 1 is front matter."""
+    blocks = parsed.blocks
+    if not blocks:
+        return []
+    cands = _candidates(blocks)
+    chain = _choose(cands, _toc_like(cands, blocks, len(parsed.text)))
+    sections: list[Section] = []
+    starts: list[tuple[int, _Candidate]] = []
+    for cand in chain:
+        start = cand.block
+        # Pull a "PART II" heading that directly precedes the Item into that Item's section.
+        if (
+            start > 0
+            and match_part_heading(_first_line(blocks[start - 1].text))
+            and len(blocks[start - 1].text) < 100
+        ):
+            start -= 1
+        if starts and start <= starts[-1][0]:
+            start = cand.block
+        starts.append((start, cand))
+    first_start = starts[0][0] if starts else len(blocks)
+    if first_start > 0:
+        label = FRONT_MATTER if starts else UNSECTIONED
+        sections.append(Section(label, label, None, 0, first_start))
+    for k, (start, cand) in enumerate(starts):
+        end = starts[k + 1][0] if k + 1 < len(starts) else len(blocks)
+        title = _clean_title(cand.title) or ITEM_TITLES[cand.item]
+        sections.append(Section(cand.item, title, part_of(cand.item), start, end))
+    return sections
+
+
+def _clean_title(title: str) -> str:
+    title = " ".join(title.split()).strip(" .:-–—")
+    if title.isupper():
+        # All-caps headings read better in sentence case; "'S" must not become capitalised.
+        small = {"and", "of", "in", "on", "for", "the", "with", "about", "to", "that", "a", "an", "or"}
+        words = title.lower().split()
+        title = " ".join(w if (i and w in small) else w[:1].upper() + w[1:] for i, w in enumerate(words))
+    return title[:160]
