@@ -49,12 +49,14 @@ _UNIT_PARENS = re.compile(
     r"[^()]*\)",
     re.IGNORECASE,
 )
-_LEAD_CLAUSE = re.compile(
-    r"^(?P<lead>[^,?]{8,}),\s*(?P<rest>(?:what|which|who|how|when|where|why|is|are|does|did|do|has|have|"
-    r"was|were|can|could|list|describe|explain|identify)\b.*)$",
-    re.IGNORECASE | re.DOTALL,
+_QUESTION_START = (
+    r"(?:what|which|who|how|when|where|why|is|are|does|did|do|has|have|was|were|can|could|list|describe"
+    r"|explain|identify)\b"
 )
-_COLON_QUESTION = re.compile(r"(?:question|ask)\s*(?:is)?\s*:\s*(?P<rest>.+)$", re.IGNORECASE | re.DOTALL)
+_COLON_QUESTION = re.compile(rf"^(?P<lead>.+?):\s*(?P<rest>{_QUESTION_START}.*)$", re.IGNORECASE | re.DOTALL)
+_LEAD_CLAUSE = re.compile(
+    rf"^(?P<lead>[^,?]{{8,}}),\s*(?P<rest>{_QUESTION_START}.*)$", re.IGNORECASE | re.DOTALL
+)
 _ABBREVIATIONS = re.compile(r"(?:\b(?:U\.S|Inc|Corp|Co|Ltd|No|vs|e\.g|i\.e|Mr|Ms|Dr|St)\.)$")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.?!])\s+(?=[\"'(\[A-Z0-9])")
 
@@ -82,8 +84,11 @@ def strip_instructions(query: str) -> tuple[str, list[str]]:
     removed: list[str] = []
     kept: list[str] = []
     for sentence in split_sentences(" ".join(query.split())):
-        if colon := _COLON_QUESTION.search(sentence):
-            removed.append(sentence[: colon.start("rest")])
+        colon = _COLON_QUESTION.match(sentence)
+        if colon and (
+            is_instruction(colon.group("lead")) or re.search(r"\bquestion\b", colon.group("lead"), re.I)
+        ):
+            removed.append(colon.group("lead"))
             sentence = colon.group("rest")
         for clause in re.split(r";\s*", sentence):
             clause = _strip_unit_parens(clause, removed)
@@ -232,8 +237,9 @@ def find_item_hints(text: str) -> list[str]:
         n = len(rx.findall(text))
         if n:
             counts[item] = counts.get(item, 0) + n * 100 - order  # pattern order breaks ties
-    if RISK_WORDS.search(text) and "Item 1A" in counts:
-        counts["Item 1A"] += 10_000  # a question about risks is answered in Risk Factors first
+    # A question about risks is answered in Risk Factors first, unless a more specific risk Item matched.
+    if RISK_WORDS.search(text) and "Item 1A" in counts and not {"Item 1C", "Item 7A"} & counts.keys():
+        counts["Item 1A"] += 10_000
     for item, _ in sorted(counts.items(), key=lambda kv: -kv[1]):
         if item not in hints:
             hints.append(item)

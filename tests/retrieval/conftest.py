@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 # (section, text) per filing. Every passage mentions "competition" so unfiltered searches reach all.
 ACME = [
-    ("Item 1", "Acme Corp designs industrial robots. Competition in robotics is intense; we compete on price."),
+    (
+        "Item 1",
+        "Acme Corp designs industrial robots. Competition in robotics is intense; we compete on price.",
+    ),
     ("Item 1", "Acme employs 12,000 people worldwide. Competition for engineering talent is strong."),
     ("Item 1A", "Risk: competition from low-cost Asian manufacturers could reduce our market share."),
     ("Item 1A", "Risk: supply chain disruption and tariffs may raise costs despite competition."),
@@ -18,7 +17,10 @@ ACME = [
     ("Item 7", "Revenue grew 12.5% to $1,577 million in fiscal 2023 as competition eased in Europe."),
     ("Item 7", "Operating margin fell to 9.1% because of pricing pressure from competition."),
     ("Item 7", "Liquidity: cash of $420 million funds capital expenditures despite competition."),
-    ("Item 8", "Consolidated balance sheet: total assets $5,210 million; competition-related reserves $12 million."),
+    (
+        "Item 8",
+        "Consolidated balance sheet: total assets $5,210 million; competition-related reserves $12 million.",
+    ),
     ("Item 8", "Statement of cash flows: purchases of property, plant and equipment $(310) million."),
     ("Item 8", "Notes: goodwill impairment testing considers competition and discount rates."),
 ]
