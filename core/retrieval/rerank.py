@@ -54,7 +54,7 @@ def _load_cross_encoder(model: str) -> Any:
     try:
         # local_files_only makes a missing hub model fail at once instead of retrying for ~47 s offline.
         return CrossEncoder(source, local_files_only=True, device="cpu")
-    except Exception as exc:  # noqa: BLE001 - any load failure means "not available here"
+    except Exception as exc:  # any load failure means "not available here"
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise RerankerUnavailable(f"{model!r} is not available locally ({first_line[:200]})") from exc
 
