@@ -1,0 +1,117 @@
+"""A deliberately tiny reading of the answer's Markdown: structure and citations, never raw markup.
+
+The answer is written from document sentences, so it is untrusted text. Instead of handing it to a
+Markdown or HTML renderer, it is read here into blocks of plain-text runs; each output format then
+escapes the text itself and turns only the citation markers `[n]` into links.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+RunStyle = Literal["plain", "strong", "code"]
+BlockKind = Literal["heading", "paragraph", "bullet", "ordered"]
+
+# "[3]", "[3, 4]" and "[3][4]" (the last is two matches); nothing else counts as a citation.
+_CITE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+_BULLET = re.compile(r"^[-*+]\s+(.*)$")
+_ORDERED = re.compile(r"^\d{1,3}[.)]\s+(.*)$")
+# Control characters other than tab/newline break DOCX XML and some PDF viewers.
+_SPACE = re.compile(r"\s+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """Text without control characters or lone surrogates, safe for every output format."""
+    return _CONTROL.sub("", text)
+
+
+def one_line(text: str) -> str:
+    """Text with all whitespace runs collapsed to single spaces and trimmed (quotes, table cells)."""
+    return " ".join(clean_text(text).split())
+
+
+def flat(text: str) -> str:
+    """Text on one line with whitespace runs collapsed but not trimmed (inline runs keep their spacing)."""
+    return _SPACE.sub(" ", clean_text(text))
+
+
+@dataclass(frozen=True)
+class Run:
+    """A piece of inline text: plain, bold, a citation marker or a link; the text is never markup."""
+
+    text: str
+    style: RunStyle = "plain"
+    cite: int | None = None
+    url: str | None = None
+
+
+@dataclass
+class AnswerBlock:
+    """One block of the answer: a heading, a paragraph or a list item, as runs."""
+
+    kind: BlockKind
+    runs: list[Run] = field(default_factory=list)
+    level: int = 0
+
+
+def cited_numbers(answer: str) -> list[int]:
+    """Every citation number the answer uses, in order of first use."""
+    seen: dict[int, None] = {}
+    for match in _CITE.finditer(answer):
+        for part in match.group(1).split(","):
+            seen.setdefault(int(part), None)
+    return list(seen)
+
+
+def inline_runs(text: str) -> list[Run]:
+    """Split one line into plain/bold runs and citation runs (one run per cited number)."""
+    runs: list[Run] = []
+    for bold_index, piece in enumerate(_BOLD.split(text)):
+        style: RunStyle = "strong" if bold_index % 2 else "plain"
+        cursor = 0
+        for match in _CITE.finditer(piece):
+            if match.start() > cursor:
+                runs.append(Run(piece[cursor : match.start()], style))
+            for part in match.group(1).split(","):
+                number = int(part)
+                runs.append(Run(f"[{number}]", cite=number))
+            cursor = match.end()
+        if cursor < len(piece):
+            runs.append(Run(piece[cursor:], style))
+    return [run for run in runs if run.text]
+
+
+def parse_answer(answer: str) -> list[AnswerBlock]:
+    """Read the answer into headings, paragraphs and list items; all other syntax stays literal text."""
+    blocks: list[AnswerBlock] = []
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            blocks.append(AnswerBlock("paragraph", inline_runs(" ".join(paragraph))))
+            paragraph.clear()
+
+    for raw in clean_text(answer).splitlines():
+        line = raw.strip()
+        if not line:
+            flush()
+            continue
+        if heading := _HEADING.match(line):
+            flush()
+            text = heading.group(2).strip().strip("#").strip()
+            blocks.append(AnswerBlock("heading", inline_runs(text), level=len(heading.group(1))))
+        elif bullet := _BULLET.match(line):
+            flush()
+            blocks.append(AnswerBlock("bullet", inline_runs(bullet.group(1))))
+        elif ordered := _ORDERED.match(line):
+            flush()
+            blocks.append(AnswerBlock("ordered", inline_runs(ordered.group(1))))
+        else:
+            paragraph.append(line)
+    flush()
+    return [block for block in blocks if block.runs]
