@@ -1,0 +1,131 @@
+"""Inputs and outputs of the agent roles; both engines take and return exactly these models."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from core.models import Evidence, KnowledgeCard, ResearchNote, Tool
+
+
+class FilingInfo(BaseModel):
+    """What an agent may know about a selected filing."""
+
+    filing_id: str
+    label: str
+    company: str
+    fiscal_year: int | None = None
+
+
+class PlannerInput(BaseModel):
+    question: str
+    filings: list[FilingInfo] = Field(default_factory=list)
+    max_steps: int = 7
+
+
+class DraftStep(BaseModel):
+    """A plan step as a planner writes it (ids are assigned afterwards)."""
+
+    sub_question: str = Field(description="A self-contained question one search can answer.")
+    tool: Tool = Field(default="search_10k", description="search_10k, search_web or calculator.")
+    keywords: list[str] = Field(default_factory=list, description="Distinctive search terms.")
+    document_section: str | None = Field(default=None, description="10-K Item such as 'Item 1A', or null.")
+    filing_id: str | None = Field(
+        default=None, description="One of the selected filing ids, or null for all."
+    )
+
+
+class PlanDraft(BaseModel):
+    steps: list[DraftStep] = Field(description="Ordered research steps, at most max_steps.")
+    rationale: str = Field(default="", description="One sentence on why these steps answer the question.")
+
+
+class RewriteInput(BaseModel):
+    question: str
+    sub_question: str
+    keywords: list[str] = Field(default_factory=list)
+    document_section: str | None = None
+    earlier_claims: list[str] = Field(default_factory=list)
+    earlier_keywords: list[str] = Field(default_factory=list)
+    company: str | None = None
+
+
+class RewrittenQuery(BaseModel):
+    query: str = Field(description="A search query for the filing, specific and self-contained.")
+    added_terms: list[str] = Field(default_factory=list, description="Terms added from earlier findings.")
+
+
+class SupervisorInput(BaseModel):
+    query: str
+    sub_question: str
+    document_section: str | None = None
+
+
+class DistilInput(BaseModel):
+    sub_question: str
+    keywords: list[str] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    known_claims: list[str] = Field(default_factory=list)
+    max_cards: int = 4
+
+
+class Distillation(BaseModel):
+    cards: list[KnowledgeCard] = Field(default_factory=list)
+
+
+class ReflectInput(BaseModel):
+    sub_question: str
+    keywords: list[str] = Field(default_factory=list)
+    document_section: str | None = None
+    cards: list[KnowledgeCard] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    evidence_note: str | None = None
+
+
+class PolicyInput(BaseModel):
+    question: str
+    steps_done: int
+    max_steps: int
+    remaining: list[str] = Field(default_factory=list, description="Sub-questions still planned.")
+    remaining_tools: list[Tool] = Field(default_factory=list)
+    new_claims_per_step: list[int] = Field(default_factory=list)
+    tools_done: list[Tool] = Field(default_factory=list)
+    last_note: ResearchNote | None = None
+
+
+class StepDigest(BaseModel):
+    """What the writer sees of one executed step."""
+
+    index: int
+    sub_question: str
+    tool: Tool
+    query: str = ""
+    document_section: str | None = None
+    strategy: str | None = None
+    candidates: int = 0
+    cards: list[KnowledgeCard] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    evidence_note: str | None = None
+    note: ResearchNote | None = None
+
+
+class WriterInput(BaseModel):
+    question: str
+    filings: list[FilingInfo] = Field(default_factory=list)
+    steps: list[StepDigest] = Field(default_factory=list)
+
+
+class DraftClaim(BaseModel):
+    text: str = Field(description="One claim, in plain words, supported by the cited evidence.")
+    evidence_ids: list[str] = Field(default_factory=list, description="Ids of the evidence supporting it.")
+
+
+class ReportSection(BaseModel):
+    heading: str
+    claims: list[DraftClaim] = Field(default_factory=list)
+    gap: str | None = Field(default=None, description="What was searched when nothing answered it.")
+
+
+class ReportDraft(BaseModel):
+    summary: str = Field(default="", description="Two or three sentences answering the question.")
+    sections: list[ReportSection] = Field(default_factory=list)
+    conflicts: list[DraftClaim] = Field(default_factory=list)

@@ -1,0 +1,158 @@
+"""Distiller agent: evidence -> knowledge cards (extractive offline; LLM with verbatim-checked ids)."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from core.agents.base import AgentDeps
+from core.agents.contracts import DistilInput, Distillation
+from core.agents.contradictions import find_conflict
+from core.agents.structured import structured_call
+from core.models import KnowledgeCard
+from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
+from core.tools.figures import find_figures
+from core.tools.sentences import content_terms, is_boilerplate, jaccard, split_sentences
+
+_NUMERIC_RE = re.compile(
+    r"how (much|many)|figures?|amount|growth|grew|increase|decrease|percent|results?|revenue|sales|income|"
+    r"expense|margin|cash|earnings|profit|cost|spend|\$",
+    re.I,
+)
+_DUPLICATE = 0.55
+_MAX_PER_EVIDENCE = 2
+
+
+@dataclass
+class _Sentence:
+    text: str
+    evidence_id: str
+    rank: int
+    terms: set[str]
+    has_figure: bool
+    score: float = 0.0
+
+
+def wants_numbers(question: str) -> bool:
+    """True when a sub-question asks for amounts, results or changes."""
+    return bool(_NUMERIC_RE.search(question))
+
+
+def _candidates(inputs: DistilInput) -> list[_Sentence]:
+    out: list[_Sentence] = []
+    seen: set[str] = set()
+    usable = [e for e in inputs.evidence if e.kind in ("filing", "web")]
+    for rank, ev in enumerate(usable):
+        for sentence in split_sentences(ev.text):
+            words = len(sentence.split())
+            if words < 7 or words > 110 or is_boilerplate(sentence) or sentence in seen:
+                continue
+            seen.add(sentence)
+            figures = [
+                f for f in find_figures(sentence) if f.is_currency or f.is_percent or abs(f.value) >= 100
+            ]
+            out.append(_Sentence(sentence, ev.evidence_id, rank, set(content_terms(sentence)), bool(figures)))
+    return out
+
+
+def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> None:
+    keyword_terms = {t for k in inputs.keywords for t in content_terms(k)}
+    query_terms = set(content_terms(inputs.sub_question)) | keyword_terms
+    n = len(sentences) or 1
+    # Rare terms in this evidence pool say more about relevance than terms every sentence shares.
+    idf = {t: math.log(1 + n / (1 + sum(t in s.terms for s in sentences))) for t in query_terms}
+    weight = {t: idf[t] * (1.2 if t in keyword_terms else 1.0) for t in query_terms}
+    total = sum(weight.values()) or 1.0
+    semantic = _semantic(inputs, sentences, deps)
+    numeric = wants_numbers(inputs.sub_question)
+    for i, s in enumerate(sentences):
+        lexical = sum(w for t, w in weight.items() if t in s.terms) / total
+        score = 0.55 * semantic[i] + 0.45 * lexical if semantic else lexical
+        if numeric and s.has_figure:
+            score += 0.12
+        score += 0.06 * (1 - s.rank / max(len(sentences), 1))
+        words = len(s.text.split())
+        if words < 10 or words > 70:
+            score -= 0.08
+        s.score = score if (lexical > 0 or (semantic and semantic[i] >= 0.45)) else -1.0
+
+
+def _semantic(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> list[float]:
+    if deps.embedder is None or not sentences:
+        return []
+    query = deps.embedder.embed_query(" ".join([inputs.sub_question, *inputs.keywords]))
+    matrix = deps.embedder.embed_documents([s.text for s in sentences])
+    return [max(0.0, float(v)) for v in matrix @ query]
+
+
+def offline_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
+    """Cards whose claims are verbatim evidence sentences, scored against the sub-question, deduplicated."""
+    sentences = _candidates(inputs)
+    if not sentences:
+        return Distillation(cards=[])
+    _score(inputs, sentences, deps)
+    ranked = sorted((s for s in sentences if s.score > 0), key=lambda s: -s.score)
+    known = [set(content_terms(c)) for c in inputs.known_claims]
+    chosen: list[tuple[_Sentence, list[str]]] = []
+    per_evidence: dict[str, int] = {}
+    for s in ranked:
+        if len(chosen) >= inputs.max_cards:
+            break
+        if any(jaccard(s.terms, k) >= _DUPLICATE for k in known):
+            continue
+        dup = next((c for c in chosen if jaccard(s.terms, c[0].terms) >= _DUPLICATE), None)
+        if dup is not None:
+            # The same statement in another passage is corroboration, not a new card.
+            if s.evidence_id not in dup[1]:
+                dup[1].append(s.evidence_id)
+            continue
+        if per_evidence.get(s.evidence_id, 0) >= _MAX_PER_EVIDENCE:
+            continue
+        per_evidence[s.evidence_id] = per_evidence.get(s.evidence_id, 0) + 1
+        chosen.append((s, [s.evidence_id]))
+    top = chosen[0][0].score if chosen else 1.0
+    pool = [(s.text, s.evidence_id) for s in sentences]
+    cards = []
+    for s, ids in chosen:
+        confidence = 0.3 + 0.5 * (s.score / top if top > 0 else 0) + (0.1 if len(ids) > 1 else 0.0)
+        conflict = find_conflict(s.text, s.evidence_id, pool)
+        cards.append(
+            KnowledgeCard(
+                claim=s.text,
+                evidence_ids=ids,
+                confidence=round(min(0.95, max(0.05, confidence)), 2),
+                contradicting_evidence_ids=[conflict.evidence_id] if conflict else [],
+                contradiction=conflict.description if conflict else None,
+            )
+        )
+    return Distillation(cards=cards)
+
+
+def llm_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
+    """LLM cards; evidence ids the model invented are dropped, and cards left without support too."""
+    usable = [e for e in inputs.evidence if e.kind in ("filing", "web")]
+    if not usable:
+        return Distillation(cards=[])
+    evidence = "\n\n".join(untrusted(e.text[:2500], label=e.evidence_id) for e in usable)
+    out = structured_call(
+        deps,
+        DISTILLER_SYSTEM,
+        DISTILLER_HUMAN,
+        {
+            "max_cards": inputs.max_cards,
+            "sub_question": inputs.sub_question,
+            "keywords": ", ".join(inputs.keywords) or "(none)",
+            "evidence": evidence,
+        },
+        Distillation,
+    )
+    known = {e.evidence_id for e in usable}
+    cards = []
+    for card in out.cards[: inputs.max_cards]:
+        ids = [i for i in card.evidence_ids if i in known]
+        if not ids or not card.claim.strip():
+            continue
+        contra = [i for i in card.contradicting_evidence_ids if i in known and i not in ids]
+        cards.append(card.model_copy(update={"evidence_ids": ids, "contradicting_evidence_ids": contra}))
+    return Distillation(cards=cards)

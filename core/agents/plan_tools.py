@@ -1,0 +1,69 @@
+"""Turn drafted steps into a valid Plan: Item names normalised, filings checked, ids assigned."""
+
+from __future__ import annotations
+
+import re
+
+from core.agents.contracts import DraftStep, FilingInfo, PlanDraft
+from core.models import ITEM_TITLES, Plan, PlanStep
+
+_ITEM_RE = re.compile(r"^\s*(?:item\s*)?(\d{1,2}[a-c]?)\s*\.?\s*$", re.IGNORECASE)
+_TITLE_TO_ITEM = {title.lower(): item for item, title in ITEM_TITLES.items()}
+
+
+def normalise_section(section: str | None) -> str | None:
+    """'1a', 'ITEM 1A', 'Risk Factors' -> 'Item 1A'; unknown or empty -> None."""
+    if not section or not section.strip():
+        return None
+    text = section.strip()
+    m = _ITEM_RE.match(text)
+    if m:
+        item = f"Item {m.group(1).upper()}"
+        return item if item in ITEM_TITLES else None
+    m = re.match(r"^\s*item\s*(\d{1,2}[a-c]?)\b", text, re.IGNORECASE)
+    if m and f"Item {m.group(1).upper()}" in ITEM_TITLES:
+        return f"Item {m.group(1).upper()}"
+    return _TITLE_TO_ITEM.get(text.lower())
+
+
+def next_step_id(existing: list[str]) -> str:
+    """A fresh deterministic step id: 's<n>' above every 's<k>' already used."""
+    numbers = [int(m.group(1)) for s in existing if (m := re.fullmatch(r"s(\d+)", s))]
+    return f"s{max(numbers, default=0) + 1}"
+
+
+def ensure_step_ids(plan: Plan) -> Plan:
+    """Give steps with empty or duplicate ids a fresh id, keeping every other id as it is."""
+    seen: list[str] = []
+    steps = []
+    for step in plan.steps:
+        step_id = step.step_id.strip() if step.step_id else ""
+        if not step_id or step_id in seen:
+            step_id = next_step_id(seen + [s.step_id for s in plan.steps])
+        seen.append(step_id)
+        steps.append(step.model_copy(update={"step_id": step_id}))
+    return Plan(steps=steps, rationale=plan.rationale)
+
+
+def finalise_plan(draft: PlanDraft, filings: list[FilingInfo], max_steps: int) -> Plan:
+    """A Plan from a draft: at most max_steps, sections normalised, unknown filing ids dropped."""
+    known = {f.filing_id for f in filings}
+    steps: list[PlanStep] = []
+    for i, raw in enumerate(draft.steps[: max(1, max_steps)], start=1):
+        step: DraftStep = raw
+        question = step.sub_question.strip()
+        if not question:
+            continue
+        steps.append(
+            PlanStep(
+                step_id=f"s{i}",
+                sub_question=question,
+                tool=step.tool,
+                keywords=[k.strip() for k in step.keywords if k and k.strip()][:8],
+                document_section=normalise_section(step.document_section)
+                if step.tool == "search_10k"
+                else None,
+                filing_id=step.filing_id if step.filing_id in known else None,
+            )
+        )
+    return ensure_step_ids(Plan(steps=steps, rationale=draft.rationale))

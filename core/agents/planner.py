@@ -1,0 +1,312 @@
+"""Planner agent: splits a question into research steps (rule-based offline, or an LLM)."""
+
+from __future__ import annotations
+
+import re
+
+from core.agents.base import AgentDeps
+from core.agents.contracts import DraftStep, FilingInfo, PlanDraft, PlannerInput
+from core.agents.plan_tools import finalise_plan
+from core.agents.structured import LLMOutputError, structured_call
+from core.models import Plan
+from core.prompts import PLANNER_HUMAN, PLANNER_SYSTEM
+from core.tools.calculation_step import detect_operation
+from core.tools.figures import find_years
+from core.tools.sentences import STOPWORDS
+
+# Topic -> Item, in priority order: a tie goes to the earlier (more specific) Item.
+_TOPIC_ITEMS: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "Item 7A",
+        re.compile(r"market risk|interest rate risk|foreign (currency|exchange)|exchange rate|hedg", re.I),
+    ),
+    ("Item 3", re.compile(r"legal|litigation|lawsuit|proceeding|settlement", re.I)),
+    ("Item 1C", re.compile(r"cyber", re.I)),
+    ("Item 1A", re.compile(r"risk|threat|uncertaint|vulnerab", re.I)),
+    (
+        "Item 8",
+        re.compile(
+            r"balance sheet|income statement|statements? of (cash flows|operations|income)|financial statements?"
+            r"|notes? to|goodwill|income tax|lease|debt|stock-based|share-based|inventor|depreciat|intangible",
+            re.I,
+        ),
+    ),
+    (
+        "Item 7",
+        re.compile(
+            r"result|revenue|sales|segment|margin|liquidity|cash|capital resources|operating (income|expense)"
+            r"|expense|r&d|research and development|growth|profit|income|earnings|outlook|performance",
+            re.I,
+        ),
+    ),
+    ("Item 5", re.compile(r"dividend|repurchase|buyback|stock price|holders of record", re.I)),
+    ("Item 2", re.compile(r"propert|facilit|headquarter|office space", re.I)),
+    (
+        "Item 1",
+        re.compile(
+            r"competi|business|product|customer|supplier|employee|strategy|compete|human capital", re.I
+        ),
+    ),
+    ("Item 11", re.compile(r"executive compensation", re.I)),
+    ("Item 9A", re.compile(r"internal control|disclosure controls", re.I)),
+]
+_PREAMBLE_RE = re.compile(
+    r"^\s*(?:from|in|according to|based on|using|per)\s+[^,?]{0,80}?(?:10-?k|filing|annual report|report)\b[^,?]*,\s*",
+    re.I,
+)
+_QUESTION_WORDS = r"how|what|why|which|where|when|whether|who|assess|compare|find|list|describe|explain|evaluate|calculate|compute|identify|summari[sz]e|check|determine|estimate"
+_SPLIT_RE = re.compile(
+    rf";|\?\s+|\.\s+(?=[A-Z])|\bthen\b|,\s*(?:and\s+)?(?=(?:{_QUESTION_WORDS})\b)|\s+and\s+(?=(?:{_QUESTION_WORDS})\b)",
+    re.I,
+)
+_LEADING_JUNK_RE = re.compile(r"^(?:\s|,|and\b|then\b|also\b|finally\b|next\b|first\b|second\b)+", re.I)
+_COORD_RE = re.compile(
+    r"\b(?!(?:its|their|the|our|his|her|a|an)\b)([\w&.-]+(?: [A-Z][\w&.-]*)?) and ([\w&.-]+(?: [A-Z][\w&.-]*)?) "
+    r"(results|revenues?|expenses|costs|segments|margins|risks|sales|businesses|performance)\b"
+)
+_TIME_SENSITIVE_RE = re.compile(
+    r"\b(latest|recent(ly)?|news|current(ly)?|today|this (year|quarter|month)|upcoming|announce(d|ments?)?"
+    r"|since the filing|after the filing|moves?)\b",
+    re.I,
+)
+# Well-known issuers that a question may name although their filing is not selected.
+_KNOWN_COMPANIES = [
+    "AMD",
+    "Intel",
+    "Qualcomm",
+    "Apple",
+    "Microsoft",
+    "Google",
+    "Alphabet",
+    "Amazon",
+    "Meta",
+    "Tesla",
+    "Broadcom",
+    "TSMC",
+    "Samsung",
+    "Arm",
+    "Marvell",
+    "Micron",
+    "IBM",
+    "Oracle",
+    "Cisco",
+    "Huawei",
+    "Baidu",
+    "Alibaba",
+    "Tencent",
+    "Netflix",
+    "Walmart",
+    "Costco",
+    "Target",
+    "Nike",
+    "Adidas",
+    "Boeing",
+    "Airbus",
+    "Pfizer",
+    "Moderna",
+    "Uber",
+    "Lyft",
+    "Salesforce",
+    "Adobe",
+    "Nvidia",
+    "NVIDIA",
+    "OpenAI",
+    "Anthropic",
+    "Cerebras",
+    "Groq",
+]
+_KEYWORD_EXPANSIONS = {
+    "r&d": ["research and development"],
+    "competition": ["competitors", "competitive"],
+    "competitive": ["competitors"],
+    "liquidity": ["cash", "capital resources"],
+    "capex": ["capital expenditures"],
+}
+# Calculations need a quantity to compute on; "how they change those risks" is not one.
+_METRIC_RE = re.compile(
+    r"revenue|sales|income|earnings|margin|expense|cost|cash|assets|liabilit|debt|\beps\b|profit|capex"
+    r"|capital expenditure|spend|headcount|price|dividend|r&d|research and development|\bshares?\b",
+    re.I,
+)
+_GENERIC = {
+    "result",
+    "results",
+    "relate",
+    "affect",
+    "impact",
+    "change",
+    "changes",
+    "list",
+    "does",
+    "say",
+    "assess",
+    "find",
+    "describe",
+    "explain",
+    "evaluate",
+    "compare",
+    "identify",
+    "summarize",
+    "summarise",
+    "moves",
+}
+
+
+def _company_names(filings: list[FilingInfo]) -> list[str]:
+    names = []
+    for f in filings:
+        words = re.sub(r"[,.]", " ", f.company).split()
+        if words:
+            names.append(words[0])
+    return names
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}\b", text, re.I) is not None
+
+
+def _scope_company(question: str, filings: list[FilingInfo]) -> str | None:
+    for name in _company_names(filings):
+        if _mentions(question, name):
+            m = re.search(rf"\b{re.escape(name)}\b", question, re.I)
+            return m.group(0) if m else name
+    names = _company_names(filings)
+    return names[0] if len(names) == 1 else None
+
+
+def split_clauses(question: str) -> list[str]:
+    """The question's clauses: split on ';', '?', 'then', and ', and how/what/...'; preamble dropped."""
+    body = _PREAMBLE_RE.sub("", question.strip())
+    parts = [_LEADING_JUNK_RE.sub("", p or "").strip(" ,.?!") for p in _SPLIT_RE.split(body)]
+    clauses = [
+        p for p in parts if len([w for w in re.findall(r"[\w&]+", p) if w.lower() not in STOPWORDS]) >= 1
+    ]
+    out: list[str] = []
+    for clause in clauses:
+        m = _COORD_RE.search(clause)
+        if m and len(clause) < 160:
+            head = m.group(3)
+            out.append(clause[: m.start()] + f"{m.group(1)} {head}" + clause[m.end() :])
+            out.append(clause[: m.start()] + f"{m.group(2)} {head}" + clause[m.end() :])
+        else:
+            out.append(clause)
+    return out or [question.strip()]
+
+
+def item_for(text: str) -> str | None:
+    """The 10-K Item whose topics `text` matches best (ties go to the more specific Item)."""
+    best, best_score = None, 0
+    for item, pattern in _TOPIC_ITEMS:
+        score = len(pattern.findall(text))
+        if score > best_score:
+            best, best_score = item, score
+    return best
+
+
+def _keywords(clause: str, company: str | None) -> list[str]:
+    words = re.findall(r"[A-Za-z][\w&.'’-]*", clause)
+    keys: list[str] = []
+    for word in words:
+        w = word.rstrip(".").removesuffix("'s").removesuffix("’s")
+        low = w.lower()
+        if low in STOPWORDS or low in _GENERIC or len(w) < 2 or (company and low == company.lower()):
+            continue
+        keys.append(w)
+        keys.extend(_KEYWORD_EXPANSIONS.get(low, []))
+    # Keep multi-word proper names together ("Data Center") because BM25 and readers both benefit.
+    joined = re.findall(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b", clause)
+    inside = {w for phrase in joined for w in phrase.split()}
+    merged = list(dict.fromkeys([*joined, *(k for k in keys if k not in inside)]))
+    return merged[:8]
+
+
+def _is_outside(clause: str, filings: list[FilingInfo]) -> bool:
+    own = {n.lower() for n in _company_names(filings)}
+    others = {c for c in _KNOWN_COMPANIES if c.lower() not in own and _mentions(clause, c)}
+    possessives = {
+        m.group(1)
+        for m in re.finditer(r"\b([A-Z][A-Za-z0-9&]+)['’]s\b", clause)
+        if m.group(1).lower() not in own and m.start() > 0
+    }
+    if others or (possessives - {"Item"}):
+        return True
+    if _TIME_SENSITIVE_RE.search(clause):
+        return True
+    filing_years = [f.fiscal_year for f in filings if f.fiscal_year]
+    return bool(filing_years) and any(y > max(filing_years) for y in find_years(clause))
+
+
+def _resolve_pronouns(clause: str, company: str | None) -> str:
+    if not company:
+        return clause
+    clause = re.sub(r"\bits\b", f"{company}'s", clause)
+    return re.sub(r"\b(does|did|do|has|is) it\b", rf"\1 {company}", clause)
+
+
+def _as_question(clause: str) -> str:
+    text = clause[0].upper() + clause[1:] if clause else clause
+    if re.match(rf"^(?:{_QUESTION_WORDS})\b", text, re.I) and not re.match(
+        r"^(list|find|describe|explain|assess|compare|evaluate|calculate|compute|identify|summari[sz]e|check|determine|estimate)\b",
+        text,
+        re.I,
+    ):
+        return text.rstrip(".") + "?"
+    return text.rstrip("?") + "."
+
+
+def offline_plan(inputs: PlannerInput, deps: AgentDeps) -> Plan:
+    """Rule-based plan: clauses become steps, routed to the filing Item, the web or the calculator."""
+    company = _scope_company(inputs.question, inputs.filings)
+    single_filing = inputs.filings[0].filing_id if len(inputs.filings) == 1 else None
+    steps: list[DraftStep] = []
+    for clause in split_clauses(inputs.question):
+        text = _resolve_pronouns(clause, company)
+        keywords = _keywords(text, company)
+        filing_id = single_filing or next(
+            (f.filing_id for f in inputs.filings if _mentions(text, _company_names([f])[0])), None
+        )
+        if _is_outside(clause, inputs.filings):
+            steps.append(DraftStep(sub_question=_as_question(text), tool="search_web", keywords=keywords))
+            continue
+        operation = detect_operation(text)
+        if operation and _METRIC_RE.search(text):
+            metric = " ".join(
+                k for k in keywords if k.lower() not in {"growth", "ratio", "difference", "rate"}
+            )
+            steps.append(
+                DraftStep(
+                    sub_question=f"What figures does the filing report for {metric}?",
+                    keywords=keywords,
+                    document_section=item_for(text) or "Item 7",
+                    filing_id=filing_id,
+                )
+            )
+            steps.append(DraftStep(sub_question=_as_question(text), tool="calculator", keywords=keywords))
+            continue
+        steps.append(
+            DraftStep(
+                sub_question=_as_question(text),
+                keywords=keywords,
+                document_section=item_for(text),
+                filing_id=filing_id,
+            )
+        )
+    tools = ", ".join(sorted({s.tool for s in steps}))
+    rationale = f"Rule-based plan: {len(steps)} clause(s) of the question, each routed to one tool ({tools})."
+    return finalise_plan(PlanDraft(steps=steps, rationale=rationale), inputs.filings, inputs.max_steps)
+
+
+def llm_plan(inputs: PlannerInput, deps: AgentDeps) -> Plan:
+    """LLM plan through structured output; raises when the model's plan is empty or invalid."""
+    filings = "\n".join(f"- {f.filing_id}: {f.label}" for f in inputs.filings) or "- (none selected)"
+    draft = structured_call(
+        deps,
+        PLANNER_SYSTEM,
+        PLANNER_HUMAN,
+        {"max_steps": inputs.max_steps, "filings": filings, "question": inputs.question},
+        PlanDraft,
+    )
+    plan = finalise_plan(draft, inputs.filings, inputs.max_steps)
+    if not plan.steps:
+        raise LLMOutputError("the model returned a plan with no steps")
+    return plan

@@ -1,0 +1,126 @@
+"""Turn a report draft into Markdown with numbered citations, each resolving to a verbatim quote."""
+
+from __future__ import annotations
+
+import re
+
+from core.agents.contracts import DraftClaim, ReportDraft
+from core.models import Citation, Evidence
+from core.tools.sentences import content_terms, jaccard, normalise_ws, split_sentences
+
+MAX_QUOTE = 400
+SOURCES_HEADING = "### Sources"
+_EVIDENCE_REF_RE = re.compile(r"\[((?:S\d+-E\d+)(?:\s*[,;]\s*S\d+-E\d+)*)\]")
+_MD_SPECIAL_RE = re.compile(r"([\\`*_\[\]<>#|$~])")
+
+
+def escape_markdown(text: str) -> str:
+    """Document text as inert Markdown: no links, emphasis, HTML, math or fake citations."""
+    return _MD_SPECIAL_RE.sub(r"\\\1", normalise_ws(text))
+
+
+def best_quote(claim: str, passage: str) -> str:
+    """The passage sentence that best supports `claim`, verbatim (cut at a word boundary if long)."""
+    sentences = split_sentences(passage) or [passage.strip()]
+    norm_claim = normalise_ws(claim)
+    exact = next((s for s in sentences if normalise_ws(s) == norm_claim), None)
+    if exact is None:
+        exact = next((s for s in sentences if norm_claim and norm_claim in normalise_ws(s)), None)
+    if exact is None:
+        terms = set(content_terms(claim))
+        exact = max(sentences, key=lambda s: jaccard(terms, set(content_terms(s))))
+    if len(exact) > MAX_QUOTE:
+        exact = exact[:MAX_QUOTE].rsplit(" ", 1)[0]
+    return exact
+
+
+class CitationBook:
+    """Numbers citations in order of first use; one number per (evidence, quote)."""
+
+    def __init__(self, evidence: dict[str, Evidence]) -> None:
+        self.evidence = evidence
+        self.citations: list[Citation] = []
+        self._numbers: dict[tuple[str, str], int] = {}
+
+    def cite(self, evidence_ids: list[str], claim: str) -> str:
+        """'[1][2]' for the citable evidence among `evidence_ids` ('' when none is citable)."""
+        marks = []
+        for eid in dict.fromkeys(evidence_ids):
+            ev = self.evidence.get(eid)
+            if ev is None or ev.kind not in ("filing", "web"):
+                continue
+            quote = best_quote(claim, ev.text)
+            key = (eid, quote)
+            if key not in self._numbers:
+                self._numbers[key] = len(self.citations) + 1
+                self.citations.append(
+                    Citation(
+                        number=self._numbers[key],
+                        evidence_id=eid,
+                        quote=quote,
+                        chunk_id=ev.chunk_id,
+                        filing_id=ev.filing_id,
+                        filing_label=ev.filing_label,
+                        section=ev.section,
+                        page=ev.page,
+                        url=ev.url,
+                        title=ev.title,
+                        date=ev.date,
+                    )
+                )
+            marks.append(f"[{self._numbers[key]}]")
+        return "".join(dict.fromkeys(marks))
+
+
+def _claim_line(book: CitationBook, claim: DraftClaim) -> str:
+    marks = book.cite(claim.evidence_ids, claim.text)
+    return f"- {escape_markdown(claim.text)} {marks}".rstrip()
+
+
+def _summary(book: CitationBook, summary: str) -> str:
+    # A drafted summary may cite evidence ids inline, e.g. "[S1-E2]"; turn them into numbers.
+    out, last = [], 0
+    for m in _EVIDENCE_REF_RE.finditer(summary):
+        out.append(escape_markdown(summary[last : m.start()]))
+        ids = [i.strip() for i in re.split(r"[,;]", m.group(1))]
+        sentence_start = max(summary.rfind(".", 0, m.start()), 0)
+        out.append(" " + book.cite(ids, summary[sentence_start : m.start()]))
+        last = m.end()
+    out.append(escape_markdown(summary[last:]))
+    return "".join(out).strip()
+
+
+def source_line(c: Citation) -> str:
+    """One line of the Sources list: where the quote is, and the quote itself."""
+    if c.url:
+        where = f"{escape_markdown(c.title or c.url)} — {c.url} (retrieved {c.date or 'n.d.'})"
+    else:
+        parts = [
+            c.filing_label or c.filing_id or "filing",
+            c.section or "",
+            f"p. {c.page}" if c.page is not None else "",
+        ]
+        where = escape_markdown(", ".join(p for p in parts if p))
+    return f"- [{c.number}] {where}: “{escape_markdown(c.quote)}”"
+
+
+def assemble_report(draft: ReportDraft, evidence: dict[str, Evidence]) -> tuple[str, list[Citation]]:
+    """Markdown answer grouped by sub-question, with [n] citations, and the citations themselves."""
+    book = CitationBook(evidence)
+    lines = ["## Answer", ""]
+    if draft.summary.strip():
+        lines += [_summary(book, draft.summary), ""]
+    for section in draft.sections:
+        lines.append(f"### {escape_markdown(section.heading)}")
+        lines += [_claim_line(book, claim) for claim in section.claims]
+        if section.gap:
+            lines.append(f"_{escape_markdown(section.gap)}_")
+        lines.append("")
+    if draft.conflicts:
+        lines.append("### Conflicts in the evidence")
+        lines += [_claim_line(book, claim) for claim in draft.conflicts]
+        lines.append("")
+    if book.citations:
+        lines.append(SOURCES_HEADING)
+        lines += [source_line(c) for c in book.citations]
+    return "\n".join(lines).strip() + "\n", book.citations

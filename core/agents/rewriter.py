@@ -1,0 +1,91 @@
+"""Query rewriter agent: makes a sub-question self-contained and adds key terms from earlier steps."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from core.agents.base import AgentDeps
+from core.agents.contracts import RewriteInput, RewrittenQuery
+from core.agents.structured import LLMOutputError, structured_call
+from core.prompts import REWRITER_HUMAN, REWRITER_SYSTEM
+from core.tools.sentences import STOPWORDS, tokenize
+
+# Words that point back at earlier findings ("relate to them", "those risks").
+_REFERENCE_RE = re.compile(
+    r"\b(them|they|those|these|that|this|such|relate[sd]?|affect|impact|change)\b", re.I
+)
+_BORING = STOPWORDS | {
+    "may",
+    "could",
+    "including",
+    "include",
+    "includes",
+    "other",
+    "certain",
+    "us",
+    "its",
+    "new",
+    "well",
+    "products",
+    "company",
+    "business",
+    "result",
+    "results",
+    "also",
+    "significant",
+    "million",
+    "billion",
+}
+
+
+def salient_terms(claims: list[str], *, exclude: set[str], limit: int = 3) -> list[str]:
+    """The content words that recur most across earlier claims, skipping words already in the query."""
+    counts: Counter[str] = Counter()
+    for claim in claims:
+        counts.update({t for t in tokenize(claim) if len(t) > 3 and t not in _BORING and not t.isdigit()})
+    ranked = [t for t, n in counts.most_common() if t not in exclude and (n > 1 or len(claims) == 1)]
+    return ranked[:limit]
+
+
+def offline_rewrite(inputs: RewriteInput, deps: AgentDeps) -> RewrittenQuery:
+    """Sub-question + its keywords, plus recurring terms of earlier findings when it refers back to them."""
+    query = inputs.sub_question.strip().rstrip("?.")
+    present = set(tokenize(query))
+    added: list[str] = []
+    for keyword in inputs.keywords:
+        if not set(tokenize(keyword)) <= present:
+            added.append(keyword)
+            present |= set(tokenize(keyword))
+    if _REFERENCE_RE.search(query) and (inputs.earlier_keywords or inputs.earlier_claims):
+        for keyword in inputs.earlier_keywords[:2]:
+            if not set(tokenize(keyword)) <= present:
+                added.append(keyword)
+                present |= set(tokenize(keyword))
+        for term in salient_terms(inputs.earlier_claims, exclude=present):
+            added.append(term)
+            present.add(term)
+    rewritten = " ".join([query, *added]).strip()
+    return RewrittenQuery(query=rewritten, added_terms=added)
+
+
+def llm_rewrite(inputs: RewriteInput, deps: AgentDeps) -> RewrittenQuery:
+    """LLM rewrite; raises when the model returns an empty query."""
+    earlier = "\n".join(f"- {c}" for c in inputs.earlier_claims[:8]) or "(none yet)"
+    out = structured_call(
+        deps,
+        REWRITER_SYSTEM,
+        REWRITER_HUMAN,
+        {
+            "question": inputs.question,
+            "company": inputs.company or "(unknown)",
+            "sub_question": inputs.sub_question,
+            "keywords": ", ".join(inputs.keywords) or "(none)",
+            "section": inputs.document_section or "(any)",
+            "earlier": earlier,
+        },
+        RewrittenQuery,
+    )
+    if not out.query.strip():
+        raise LLMOutputError("the model returned an empty query")
+    return RewrittenQuery(query=out.query.strip()[:500], added_terms=out.added_terms[:5])

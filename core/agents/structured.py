@@ -1,0 +1,71 @@
+"""LLM agents as `prompt | llm.with_structured_output(Model)`, falling back to the offline agent."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from core.agents.base import AgentDeps
+from core.llm import usage_from_message
+
+log = logging.getLogger(__name__)
+
+InT = TypeVar("InT", bound=BaseModel)
+OutT = TypeVar("OutT", bound=BaseModel)
+
+
+class LLMOutputError(RuntimeError):
+    """The model answered, but not with output that validates against the expected schema."""
+
+
+def structured_call(
+    deps: AgentDeps, system: str, human: str, variables: dict[str, Any], output: type[OutT]
+) -> OutT:
+    """Run one structured-output call; raises on transport errors (after client retries) or bad output."""
+    from langchain_core.prompts import ChatPromptTemplate
+
+    if deps.chat_model is None:
+        raise LLMOutputError("no chat model configured")
+    prompt = ChatPromptTemplate.from_messages([("system", system), ("human", human)])
+    structured = deps.chat_model.with_structured_output(
+        output, method=deps.settings.llm_structured_output_method, include_raw=True
+    )
+    result = (prompt | structured).invoke(variables)
+    raw = result.get("raw") if isinstance(result, dict) else None
+    if raw is not None:
+        deps.usage = deps.usage.add(usage_from_message(raw, deps.settings.llm_model))
+    parsed = result.get("parsed") if isinstance(result, dict) else result
+    error = result.get("parsing_error") if isinstance(result, dict) else None
+    if parsed is None or error is not None:
+        raise LLMOutputError(
+            f"output did not validate: {str(error)[:300] if error else 'no structured output'}"
+        )
+    if isinstance(parsed, dict):
+        try:
+            parsed = output.model_validate(parsed)
+        except ValidationError as exc:
+            raise LLMOutputError(f"output did not validate: {str(exc)[:300]}") from exc
+    return parsed
+
+
+def with_fallback(
+    role: str,
+    llm_fn: Callable[[InT, AgentDeps], OutT],
+    offline_fn: Callable[[InT, AgentDeps], OutT],
+) -> Callable[[InT, AgentDeps], OutT]:
+    """An agent that asks the LLM and, when it keeps failing or returns invalid output, runs offline."""
+
+    def agent(inputs: InT, deps: AgentDeps) -> OutT:
+        try:
+            return llm_fn(inputs, deps)
+        except Exception as exc:  # noqa: BLE001 - every LLM failure falls back to the offline agent
+            reason = f"{type(exc).__name__}: {exc}"
+            log.warning("LLM %s failed, running offline %s: %s", role, role, reason[:200])
+            deps.record_fallback(component=f"llm {role}", used=f"offline {role}", reason=reason)
+            return offline_fn(inputs, deps)
+
+    agent.__name__ = f"{role}_agent"
+    return agent

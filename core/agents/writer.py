@@ -1,0 +1,104 @@
+"""Writer agent: the final report draft, grouped by sub-question, every claim tied to evidence ids."""
+
+from __future__ import annotations
+
+from core.agents.base import AgentDeps
+from core.agents.contracts import DraftClaim, ReportDraft, ReportSection, StepDigest, WriterInput
+from core.agents.structured import LLMOutputError, structured_call
+from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
+
+MAX_CLAIMS_PER_STEP = 4
+
+
+def describe_search(step: StepDigest, filings: str) -> str:
+    """What a step searched, for answers that must say so instead of inventing."""
+    if step.tool == "search_web":
+        note = step.evidence_note or "no web result supported an answer"
+        return f"No web evidence: {note}. Query: “{step.query}”."
+    if step.tool == "calculator":
+        return f"No calculation was possible: {step.evidence_note or 'the figures were not found'}."
+    where = step.document_section or "all Items"
+    strategy = f"{step.strategy} retrieval" if step.strategy else "retrieval"
+    return (
+        f"No supporting passage found. Searched: query “{step.query}” in {where} of {filings}, "
+        f"{strategy}, {step.candidates} candidate passage(s)."
+    )
+
+
+def _filings_label(inputs: WriterInput) -> str:
+    return ", ".join(f.label for f in inputs.filings) or "the selected filings"
+
+
+def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
+    """Extractive report: each step's best cards, verbatim, with their evidence ids; gaps say what was searched."""
+    filings = _filings_label(inputs)
+    sections: list[ReportSection] = []
+    conflicts: list[DraftClaim] = []
+    seen_claims: set[str] = set()
+    answered = 0
+    for step in inputs.steps:
+        claims = []
+        for card in step.cards:
+            if card.claim in seen_claims or not card.evidence_ids:
+                continue
+            seen_claims.add(card.claim)
+            claims.append(DraftClaim(text=card.claim, evidence_ids=card.evidence_ids[:2]))
+            if card.contradiction and card.contradicting_evidence_ids:
+                conflicts.append(
+                    DraftClaim(
+                        text=f"Step {step.index + 1}: {card.contradiction}",
+                        evidence_ids=[card.evidence_ids[0], *card.contradicting_evidence_ids[:1]],
+                    )
+                )
+            if len(claims) >= MAX_CLAIMS_PER_STEP:
+                break
+        answered += bool(claims)
+        gap = None if claims else describe_search(step, filings)
+        sections.append(
+            ReportSection(heading=f"{step.index + 1}. {step.sub_question}", claims=claims, gap=gap)
+        )
+    missing = len(inputs.steps) - answered
+    summary = (
+        f"Extractive answer from {filings}, researched in {len(inputs.steps)} step(s); each point below is a "
+        f"verbatim passage with its citation."
+    )
+    if missing:
+        summary += f" {missing} step(s) found no supporting evidence; they say what was searched."
+    return ReportDraft(summary=summary, sections=sections, conflicts=conflicts)
+
+
+def _step_block(step: StepDigest) -> str:
+    head = (
+        f"Step {step.index + 1}: {step.sub_question} (tool {step.tool}, query “{step.query}”, "
+        f"Item {step.document_section or 'any'})"
+    )
+    if not step.evidence:
+        return f"{head}\n  (no evidence: {step.evidence_note or 'nothing found'})"
+    body = "\n".join(
+        untrusted(e.text[:1500], label=f"{e.evidence_id} {e.section or e.url or ''} p.{e.page}")
+        for e in step.evidence
+        if e.kind in ("filing", "web")
+    )
+    calc = [c.claim for c in step.cards] if step.tool == "calculator" else []
+    return "\n".join([head, body, *[f"  calculation: {c}" for c in calc]])
+
+
+def llm_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
+    """LLM report; raises when it returns nothing usable."""
+    steps = "\n\n".join(_step_block(s) for s in inputs.steps)
+    draft = structured_call(
+        deps, WRITER_SYSTEM, WRITER_HUMAN, {"question": inputs.question, "steps": steps}, ReportDraft
+    )
+    if not draft.summary.strip() and not any(s.claims for s in draft.sections):
+        raise LLMOutputError("the model returned an empty report")
+    filings = _filings_label(inputs)
+    sections = list(draft.sections)
+    # Steps that found nothing must say what was searched, whatever the model wrote.
+    for step in inputs.steps:
+        if not step.evidence:
+            sections.append(
+                ReportSection(
+                    heading=f"{step.index + 1}. {step.sub_question}", gap=describe_search(step, filings)
+                )
+            )
+    return ReportDraft(summary=draft.summary, sections=sections, conflicts=draft.conflicts)

@@ -1,0 +1,71 @@
+"""What graph nodes get from outside the state: settings, index, retriever, agents, event callback."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.agents.base import AgentDeps
+from core.agents.registry import Agents, llm_agents, offline_agents
+from core.config import Settings
+from core.models import Fallback, RunEvent
+
+log = logging.getLogger(__name__)
+
+EventCallback = Callable[[RunEvent], None]
+
+
+@dataclass
+class ResearchDeps:
+    """Passed to the graph as its runtime context (`graph.invoke(..., context=deps)`)."""
+
+    settings: Settings
+    agents: Agents
+    store: Any | None = None  # core.index.store.IndexStore
+    retriever: Any | None = None  # core.retrieval.retriever.Retriever
+    chat_model: Any | None = None
+    on_event: EventCallback | None = None
+    web_search: Callable[[str, int], list[dict[str, Any]]] | None = None  # test seam for ddgs
+    filing_labels: dict[str, str] = field(default_factory=dict)
+
+    def emit(self, event: RunEvent) -> None:
+        """Send an event to the UI/CLI; a failing callback never stops the run."""
+        if self.on_event is None:
+            return
+        try:
+            self.on_event(event)
+        except Exception:
+            log.exception("on_event callback failed")
+
+    def agent_deps(self, step_index: int | None = None) -> AgentDeps:
+        """Fresh per-call agent plumbing (its fallbacks and usage are collected by the node)."""
+        embedder = getattr(self.store, "embedder", None) if self.store is not None else None
+        return AgentDeps(
+            settings=self.settings, chat_model=self.chat_model, embedder=embedder, step_index=step_index
+        )
+
+    def reranker_fallback(self) -> Fallback | None:
+        """The retriever's reranker fallback (cross-encoder unavailable), if one happened."""
+        return getattr(self.retriever, "fallback", None) if self.retriever is not None else None
+
+
+def build_deps(
+    settings: Settings, *, chat_model: Any | None = None, store: Any | None = None
+) -> ResearchDeps:
+    """Deps for real runs: the index under settings.data_dir, its retriever, and the configured agents."""
+    from core.index.store import IndexStore
+    from core.retrieval.retriever import Retriever
+
+    store = store or IndexStore.open(settings)
+    if settings.llm_provider == "offline":
+        agents, model = offline_agents(), None
+    else:
+        from core.llm import build_chat_model
+
+        model = chat_model or build_chat_model(settings)
+        agents = llm_agents(settings.llm_model)
+    return ResearchDeps(
+        settings=settings, agents=agents, store=store, retriever=Retriever(store, settings), chat_model=model
+    )

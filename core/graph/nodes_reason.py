@@ -1,0 +1,187 @@
+"""Per-step reasoning nodes and the report: distil_evidence, reflect_on_step, decide_next, write_report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from core.agents.contracts import DistilInput, PolicyInput, ReflectInput, StepDigest, WriterInput
+from core.agents.report_assembly import assemble_report
+from core.graph.deps import ResearchDeps
+from core.graph.node_support import (
+    agent_outputs,
+    current_record,
+    dump_steps,
+    emit,
+    instrumented,
+    load_plan,
+    load_steps,
+    report_fallbacks,
+)
+from core.graph.nodes_plan import filing_infos
+from core.graph.state import ResearchState
+from core.models import PolicyDecision
+from core.report.citations import validate_answer
+from core.tools.sentences import content_terms, jaccard
+
+
+def _is_new(claim: str, known: list[set[str]]) -> bool:
+    terms = set(content_terms(claim))
+    return all(jaccard(terms, k) < 0.55 for k in known)
+
+
+@instrumented("distil_evidence")
+def distil_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
+    """Knowledge cards from the step's evidence (calculator steps already carry their card)."""
+    deps = runtime.context
+    index, steps, rec = current_record(state)
+    known_claims = [c.claim for s in steps[:index] for c in s.cards]
+    adeps = deps.agent_deps(index)
+    cards = rec.cards
+    if rec.tool != "calculator":
+        cards = deps.agents.distil(
+            DistilInput(
+                sub_question=rec.sub_question,
+                keywords=rec.keywords,
+                evidence=rec.evidence,
+                known_claims=known_claims,
+            ),
+            adeps,
+        ).cards
+    known = [set(content_terms(c)) for c in known_claims]
+    new_claims = sum(1 for c in cards if c.evidence_ids and _is_new(c.claim, known))
+    steps[index] = rec.model_copy(update={"cards": cards, "new_claims": new_claims})
+    report_fallbacks(runtime, state, adeps, "distil_evidence")
+    return {"steps": dump_steps(steps), **agent_outputs(adeps)}
+
+
+@instrumented("reflect_on_step")
+def reflect_on_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
+    """The step's research note: confirmed facts, open questions, conflicts."""
+    deps = runtime.context
+    index, steps, rec = current_record(state)
+    adeps = deps.agent_deps(index)
+    note = deps.agents.reflect(
+        ReflectInput(
+            sub_question=rec.sub_question,
+            keywords=rec.keywords,
+            document_section=rec.document_section,
+            cards=rec.cards,
+            evidence=rec.evidence,
+            evidence_note=rec.evidence_note,
+        ),
+        adeps,
+    )
+    steps[index] = rec.model_copy(update={"note": note})
+    report_fallbacks(runtime, state, adeps, "reflect_on_step")
+    return {"steps": dump_steps(steps), **agent_outputs(adeps)}
+
+
+@instrumented("decide_next")
+def decide_next(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
+    """Policy: continue with the next planned step or finish (plan done, max steps, diminishing returns)."""
+    deps = runtime.context
+    index, steps, rec = current_record(state)
+    plan = load_plan(state)
+    adeps = deps.agent_deps(index)
+    resume_at = state.get("resume_at")
+    next_index = int(resume_at) if resume_at is not None else index + 1
+    if state.get("rerun_only"):
+        decision = PolicyDecision(
+            action="finish", reason=f"Re-ran step {index + 1} with the analyst's strategy."
+        )
+    else:
+        remaining = plan.steps[next_index:]
+        done = steps[:next_index]
+        decision = deps.agents.decide(
+            PolicyInput(
+                question=state["question"],
+                steps_done=len(done),
+                max_steps=int(state.get("max_steps") or deps.settings.max_steps),
+                remaining=[s.sub_question for s in remaining],
+                remaining_tools=[s.tool for s in remaining],
+                new_claims_per_step=[s.new_claims for s in done],
+                tools_done=[s.tool for s in done],
+                last_note=rec.note,
+            ),
+            adeps,
+        )
+    steps[index] = rec.model_copy(update={"decision": decision})
+    report_fallbacks(runtime, state, adeps, "decide_next")
+    update: dict[str, Any] = {
+        "steps": dump_steps(steps),
+        "resume_at": None,
+        "next_action": decision.action,
+        **agent_outputs(adeps),
+    }
+    if decision.action == "finish":
+        update["finish_reason"] = decision.reason
+        update["rerun_only"] = False
+    else:
+        update["current_step"] = next_index
+    return update
+
+
+def _digests(state: ResearchState) -> list[StepDigest]:
+    return [
+        StepDigest(
+            index=s.index,
+            sub_question=s.sub_question,
+            tool=s.tool,
+            query=s.rewritten_query,
+            document_section=s.document_section,
+            strategy=s.strategy,
+            candidates=len(s.candidates),
+            cards=s.cards,
+            evidence=s.evidence,
+            evidence_note=s.evidence_note,
+            note=s.note,
+        )
+        for s in load_steps(state)
+    ]
+
+
+@instrumented("write_report")
+def write_report(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
+    """The cited answer, grouped by sub-question; every citation is checked against the catalog."""
+    deps = runtime.context
+    adeps = deps.agent_deps()
+    digests = _digests(state)
+    filings = filing_infos(deps, list(state.get("filing_ids") or []))
+    draft = deps.agents.write(WriterInput(question=state["question"], filings=filings, steps=digests), adeps)
+    evidence = {e.evidence_id: e for d in digests for e in d.evidence}
+    answer, citations = assemble_report(draft, evidence)
+    catalog = getattr(deps.store, "catalog", None)
+    by_chunk = {e.chunk_id: e.text for e in evidence.values() if e.chunk_id}
+    # Without a catalog (unit tests with an in-memory retriever) the evidence itself is the reference.
+    fallback_lookup = (
+        None if catalog is not None else (lambda ids: {i: by_chunk[i] for i in ids if i in by_chunk})
+    )
+    checked = validate_answer(answer, citations, catalog, evidence=evidence, chunk_text=fallback_lookup)
+    report_fallbacks(runtime, state, adeps, "write_report")
+    for problem in checked.problems:
+        emit(
+            runtime,
+            state,
+            "error",
+            node="write_report",
+            message=f"citation [{problem.number}] dropped: {problem.reason}",
+        )
+    reason = state.get("finish_reason") or "The plan is complete."
+    emit(
+        runtime,
+        state,
+        "run_finished",
+        node="write_report",
+        message=reason,
+        data={"citations": len(checked.citations), "unsupported_claims": len(checked.unsupported_claims)},
+    )
+    return {
+        "answer": checked.answer,
+        "citations": [c.model_dump(mode="json") for c in checked.citations],
+        "unsupported_claims": checked.unsupported_claims,
+        "finish_reason": reason,
+        "finish_requested": False,
+        **agent_outputs(adeps),
+    }

@@ -1,0 +1,315 @@
+"""Per-step gathering nodes: rewrite_query, choose_strategy, retrieve_evidence, rerank_evidence,
+search_web, calculate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from core.agents.contracts import RewriteInput, SupervisorInput
+from core.graph.deps import ResearchDeps
+from core.graph.node_support import (
+    agent_outputs,
+    current_record,
+    dump_steps,
+    emit,
+    instrumented,
+    load_plan,
+    load_steps,
+    report_fallbacks,
+)
+from core.graph.nodes_plan import filing_infos
+from core.graph.records import CandidateRef, StepRecord
+from core.graph.state import ResearchState
+from core.models import Evidence, Fallback, KnowledgeCard, ScoredChunk, StrategyDecision
+from core.tools.calculation_step import run_calculation
+from core.tools.web_search import search_web as web_search_tool
+
+
+def _company(deps: ResearchDeps, state: ResearchState, filing_id: str | None) -> str | None:
+    ids = [filing_id] if filing_id else list(state.get("filing_ids") or [])
+    infos = filing_infos(deps, ids[:1]) if len(ids) == 1 else []
+    return infos[0].company.split(" ")[0] if infos else None
+
+
+@instrumented("rewrite_query")
+def rewrite_query(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
+    """Start the step's record and rewrite its sub-question into a search query using earlier findings."""
+    deps = runtime.context
+    index = int(state.get("current_step", 0))
+    step = load_plan(state).steps[index]
+    steps = load_steps(state)
+    previous = steps[index] if index < len(steps) else None
+    earlier = steps[:index]
+    adeps = deps.agent_deps(index)
+    if step.tool == "calculator":
+        query = step.sub_question
+    else:
+        out = deps.agents.rewrite(
+            RewriteInput(
+                question=state["question"],
+                sub_question=step.sub_question,
+                keywords=step.keywords,
+                document_section=step.document_section,
+                earlier_claims=[c.claim for s in earlier for c in s.cards],
+                earlier_keywords=[k for s in earlier for k in s.keywords],
+                company=_company(deps, state, step.filing_id),
+            ),
+            adeps,
+        )
+        query = out.query
+    record = StepRecord(
+        index=index,
+        step_id=step.step_id,
+        sub_question=step.sub_question,
+        tool=step.tool,
+        document_section=step.document_section,
+        filing_id=step.filing_id,
+        keywords=step.keywords,
+        rewritten_query=query,
+        strategy_override=previous.strategy_override if previous else None,
+        attempt=(previous.attempt + 1) if previous else 1,
+    )
+    steps = [*steps[:index], record, *steps[index + 1 :]]
+    report_fallbacks(runtime, state, adeps, "rewrite_query")
+    return {"steps": dump_steps(steps), **agent_outputs(adeps)}
+
+
+@instrumented("choose_strategy")
+def choose_strategy(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
+    """The supervisor picks vector/keyword/hybrid with a reason; an analyst override wins."""
+    deps = runtime.context
+    index, steps, rec = current_record(state)
+    adeps = deps.agent_deps(index)
+    if rec.strategy_override:
+        decision = StrategyDecision(
+            strategy=rec.strategy_override,  # type: ignore[arg-type]
+            justification=f"Analyst override: {rec.strategy_override} (re-run #{rec.attempt - 1}).",
+            decided_by="analyst",
+        )
+    else:
+        decision = deps.agents.choose_strategy(
+            SupervisorInput(
+                query=rec.rewritten_query,
+                sub_question=rec.sub_question,
+                document_section=rec.document_section,
+            ),
+            adeps,
+        )
+    steps[index] = rec.model_copy(
+        update={
+            "strategy": decision.strategy,
+            "justification": decision.justification,
+            "decided_by": decision.decided_by,
+        }
+    )
+    report_fallbacks(runtime, state, adeps, "choose_strategy")
+    emit(
+        runtime,
+        state,
+        "strategy_chosen",
+        node="choose_strategy",
+        step_index=index,
+        message=decision.justification,
+        data={**decision.model_dump(mode="json"), "query": rec.rewritten_query},
+    )
+    return {"steps": dump_steps(steps), **agent_outputs(adeps)}
+
+
+@instrumented("retrieve_evidence")
+def retrieve_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
+    """First-stage search of the filings (k candidates, Item and filing filters) with the chosen strategy."""
+    deps = runtime.context
+    index, steps, rec = current_record(state)
+    filings = [rec.filing_id] if rec.filing_id else (list(state.get("filing_ids") or []) or None)
+    update: dict[str, Any] = {}
+    try:
+        if deps.retriever is None:
+            raise RuntimeError("no retriever configured")
+        result = deps.retriever.search(
+            rec.rewritten_query,
+            strategy=rec.strategy or "auto",
+            section=rec.document_section,
+            filings=filings,
+            k=deps.settings.k,
+            rerank=False,
+        )
+        pool = result.candidates or result.chunks
+        rec = rec.model_copy(
+            update={
+                "pool": pool,
+                "candidates": [
+                    CandidateRef(
+                        chunk_id=c.chunk.chunk_id, section=c.chunk.section, page=c.chunk.page, score=c.score
+                    )
+                    for c in pool
+                ],
+                "widened": result.widened,
+                "widen_note": result.widen_note,
+            }
+        )
+    except Exception as exc:  # noqa: BLE001 - a failed search leaves the step empty, the run goes on
+        rec = rec.model_copy(
+            update={"errors": [*rec.errors, f"retrieval failed: {type(exc).__name__}: {exc}"]}
+        )
+        emit(runtime, state, "error", node="retrieve_evidence", step_index=index, message=rec.errors[-1])
+    steps[index] = rec
+    return {"steps": dump_steps(steps), **update}
+
+
+def _evidence(index: int, chunks: list[ScoredChunk], labels: dict[str, str]) -> list[Evidence]:
+    return [
+        Evidence(
+            evidence_id=f"S{index + 1}-E{j}",
+            kind="filing",
+            text=sc.chunk.text,
+            chunk_id=sc.chunk.chunk_id,
+            filing_id=sc.chunk.filing_id,
+            filing_label=labels.get(sc.chunk.filing_id),
+            section=sc.chunk.section,
+            section_title=sc.chunk.section_title or None,
+            page=sc.chunk.page,
+            score=sc.score,
+            scores=sc.scores,
+        )
+        for j, sc in enumerate(chunks, start=1)
+    ]
+
+
+@instrumented("rerank_evidence")
+def rerank_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
+    """Rerank the candidates to top_n (cross-encoder, or the documented local scorer) and keep them as evidence."""
+    deps = runtime.context
+    index, steps, rec = current_record(state)
+    top_n = deps.settings.top_n
+    fallbacks: list[Fallback] = []
+    chunks: list[ScoredChunk] = []
+    reranker_name: str | None = None
+    if rec.pool:
+        try:
+            from core.retrieval.analysis import analyze_query
+
+            reranker = deps.retriever.reranker
+            chunks = reranker.rerank(
+                rec.rewritten_query, rec.pool, top_n, analysis=analyze_query(rec.rewritten_query)
+            )
+            reranker_name = reranker.name
+            loaded = deps.reranker_fallback()
+            already = {(f.get("component"), f.get("used")) for f in state.get("fallbacks") or []}
+            if loaded is not None and (loaded.component, loaded.used) not in already:
+                fallbacks.append(loaded.model_copy(update={"step_index": index}))
+        except Exception as exc:  # noqa: BLE001 - keep first-stage order rather than lose the step
+            chunks = rec.pool[:top_n]
+            reranker_name = "none (first-stage order)"
+            fallbacks.append(
+                Fallback(
+                    component="reranker",
+                    used="first-stage order",
+                    reason=f"{type(exc).__name__}: {exc}",
+                    step_index=index,
+                )
+            )
+    labels = {i.filing_id: i.label for i in filing_infos(deps, sorted({c.chunk.filing_id for c in chunks}))}
+    evidence = _evidence(index, chunks, labels)
+    note = None if evidence else "no passage matched in the searched scope"
+    steps[index] = rec.model_copy(
+        update={
+            "pool": [],
+            "evidence": evidence,
+            "reranker": reranker_name,
+            "evidence_note": rec.evidence_note or note,
+        }
+    )
+    for fb in fallbacks:
+        emit(
+            runtime,
+            state,
+            "fallback",
+            node="rerank_evidence",
+            step_index=index,
+            message=f"{fb.component} -> {fb.used}: {fb.reason}",
+            data=fb.model_dump(mode="json"),
+        )
+    emit(
+        runtime,
+        state,
+        "evidence_found",
+        node="rerank_evidence",
+        step_index=index,
+        message=f"{len(evidence)} passage(s) kept of {len(rec.candidates)} candidate(s)",
+        data={
+            "evidence": [
+                {
+                    "evidence_id": e.evidence_id,
+                    "chunk_id": e.chunk_id,
+                    "section": e.section,
+                    "page": e.page,
+                    "score": e.score,
+                }
+                for e in evidence
+            ],
+            "reranker": reranker_name,
+        },
+    )
+    update: dict[str, Any] = {"steps": dump_steps(steps)}
+    if fallbacks:
+        update["fallbacks"] = [f.model_dump(mode="json") for f in fallbacks]
+    return update
+
+
+@instrumented("search_web")
+def search_web(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
+    """Web search for facts outside the filings; without network the step says so and the run goes on."""
+    deps = runtime.context
+    index, steps, rec = current_record(state)
+    outcome = web_search_tool(
+        rec.rewritten_query, deps.settings, step_prefix=f"S{index + 1}", search_fn=deps.web_search
+    )
+    steps[index] = rec.model_copy(update={"evidence": outcome.evidence, "evidence_note": outcome.note})
+    update: dict[str, Any] = {"steps": dump_steps(steps)}
+    if outcome.fallback is not None:
+        fb = outcome.fallback.model_copy(update={"step_index": index})
+        update["fallbacks"] = [fb.model_dump(mode="json")]
+        emit(
+            runtime,
+            state,
+            "fallback",
+            node="search_web",
+            step_index=index,
+            message=outcome.note or "web search unavailable",
+            data=fb.model_dump(mode="json"),
+        )
+    emit(
+        runtime,
+        state,
+        "evidence_found",
+        node="search_web",
+        step_index=index,
+        message=outcome.note or f"{len(outcome.evidence)} web result(s)",
+        data={"evidence": [{"evidence_id": e.evidence_id, "url": e.url} for e in outcome.evidence]},
+    )
+    return update
+
+
+@instrumented("calculate")
+def calculate(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
+    """Compute growth, ratio or difference from figures found by earlier steps (safe arithmetic)."""
+    index, steps, rec = current_record(state)
+    prior = [e for s in steps[:index] for e in s.evidence]
+    outcome = run_calculation(rec.sub_question, rec.keywords, prior, step_prefix=f"S{index + 1}")
+    cards: list[KnowledgeCard] = []
+    if outcome.evidence is not None:
+        claim = outcome.note.split(" (figures from")[0]
+        if outcome.source_evidence_ids:
+            claim += " (computed from the cited figures)"
+        cards.append(KnowledgeCard(claim=claim, evidence_ids=outcome.source_evidence_ids, confidence=0.8))
+    steps[index] = rec.model_copy(
+        update={
+            "evidence": [outcome.evidence] if outcome.evidence else [],
+            "evidence_note": outcome.note,
+            "cards": cards,
+        }
+    )
+    emit(runtime, state, "evidence_found", node="calculate", step_index=index, message=outcome.note)
+    return {"steps": dump_steps(steps)}

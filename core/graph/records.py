@@ -1,0 +1,111 @@
+"""Pydantic records of a research run: per-step results, the run record and run summaries."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from core.llm import TokenUsage
+from core.models import (
+    Citation,
+    Evidence,
+    Fallback,
+    KnowledgeCard,
+    Plan,
+    PlanVersion,
+    PolicyDecision,
+    ResearchNote,
+    ScoredChunk,
+    Tool,
+)
+
+RunStatus = Literal["awaiting_plan_review", "paused_after_step", "running", "finished", "failed"]
+DecidedBy = Literal["offline", "llm", "analyst"]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class CandidateRef(BaseModel):
+    """A retrieval candidate before reranking, kept small for the audit trail."""
+
+    chunk_id: str
+    section: str | None = None
+    page: int | None = None
+    score: float | None = None
+
+
+class StepRecord(BaseModel):
+    """Everything one executed plan step produced, in execution order of its nodes."""
+
+    index: int
+    step_id: str
+    sub_question: str
+    tool: Tool
+    document_section: str | None = None
+    filing_id: str | None = None
+    keywords: list[str] = Field(default_factory=list)
+    rewritten_query: str = ""
+    strategy: str | None = None
+    justification: str = ""
+    decided_by: DecidedBy | None = None
+    strategy_override: str | None = None
+    widened: bool = False
+    widen_note: str | None = None
+    reranker: str | None = None
+    candidates: list[CandidateRef] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    evidence_note: str | None = None
+    cards: list[KnowledgeCard] = Field(default_factory=list)
+    new_claims: int = 0
+    note: ResearchNote | None = None
+    decision: PolicyDecision | None = None
+    timings: dict[str, float] = Field(default_factory=dict)
+    errors: list[str] = Field(default_factory=list)
+    attempt: int = 1
+    pool: list[ScoredChunk] = Field(
+        default_factory=list, description="Retrieved candidates awaiting the rerank node; emptied by it."
+    )
+
+
+class RunRecord(BaseModel):
+    """The state of one research run as the UI, the CLI and exports see it; built from a checkpoint."""
+
+    run_id: str
+    question: str
+    filing_ids: list[str] = Field(default_factory=list)
+    status: RunStatus
+    engine: str = "offline"
+    step_mode: bool = False
+    max_steps: int = 7
+    plan: Plan = Field(default_factory=Plan)
+    plan_history: list[PlanVersion] = Field(default_factory=list)
+    current_step: int = 0
+    steps: list[StepRecord] = Field(default_factory=list)
+    answer: str = ""
+    citations: list[Citation] = Field(default_factory=list)
+    unsupported_claims: list[str] = Field(default_factory=list)
+    fallbacks: list[Fallback] = Field(default_factory=list)
+    timings: dict[str, float] = Field(default_factory=dict)
+    token_usage: TokenUsage = Field(default_factory=TokenUsage)
+    finish_reason: str | None = None
+    pending: dict | None = Field(default=None, description="The open interrupt's payload, if any.")
+    next_nodes: list[str] = Field(default_factory=list)
+    error: str | None = None
+    created_at: datetime = Field(default_factory=_now)
+    updated_at: datetime = Field(default_factory=_now)
+
+
+class RunSummary(BaseModel):
+    """One line of the run list."""
+
+    run_id: str
+    question: str
+    status: RunStatus
+    engine: str = "offline"
+    steps_done: int = 0
+    created_at: datetime = Field(default_factory=_now)
+    updated_at: datetime = Field(default_factory=_now)

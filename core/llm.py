@@ -1,0 +1,167 @@
+"""Chat-model factory (the only import of langchain_openai), a SQLite LLM cache, token usage and cost."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from langchain_core.caches import RETURN_VAL_TYPE, BaseCache
+from pydantic import BaseModel, Field
+
+from core.config import Settings
+
+# USD per million tokens (input, output). Prices change: unknown models cost 0 with a note.
+PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-5-mini": (0.25, 2.00),
+    "gpt-5-nano": (0.05, 0.40),
+    "gpt-5": (1.25, 10.00),
+    "o4-mini": (1.10, 4.40),
+}
+
+
+class TokenUsage(BaseModel):
+    """LLM tokens and estimated cost accumulated over a run."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    cost_usd: float = 0.0
+    cache_hits: int = 0
+    notes: list[str] = Field(default_factory=list)
+
+    def add(self, other: TokenUsage) -> TokenUsage:
+        """Sum of two usages (notes deduplicated)."""
+        return TokenUsage(
+            calls=self.calls + other.calls,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            cost_usd=round(self.cost_usd + other.cost_usd, 6),
+            cache_hits=self.cache_hits + other.cache_hits,
+            notes=list(dict.fromkeys([*self.notes, *other.notes])),
+        )
+
+
+def model_price(model: str) -> tuple[float, float] | None:
+    """(input, output) USD per million tokens for `model`, matching dated variants by prefix."""
+    name = model.lower().split("/")[-1]
+    for known in sorted(PRICES_PER_MTOK, key=len, reverse=True):
+        if name == known or name.startswith(known + "-"):
+            return PRICES_PER_MTOK[known]
+    return None
+
+
+def usage_from_message(message: Any, model: str) -> TokenUsage:
+    """Token usage and estimated cost of one chat response (AIMessage.usage_metadata)."""
+    meta = getattr(message, "usage_metadata", None) or {}
+    inp, out = int(meta.get("input_tokens", 0) or 0), int(meta.get("output_tokens", 0) or 0)
+    total = int(meta.get("total_tokens", inp + out) or inp + out)
+    price = model_price(model)
+    notes: list[str] = []
+    if price is None:
+        cost = 0.0
+        notes.append(f"no price known for model {model!r}: cost counted as 0")
+    else:
+        cost = (inp * price[0] + out * price[1]) / 1e6
+    cached = bool((getattr(message, "response_metadata", None) or {}).get("from_cache"))
+    return TokenUsage(
+        calls=1,
+        input_tokens=inp,
+        output_tokens=out,
+        total_tokens=total,
+        cost_usd=round(cost, 6),
+        cache_hits=1 if cached else 0,
+        notes=notes,
+    )
+
+
+class SqliteLLMCache(BaseCache):
+    """A persistent LLM response cache: one SQLite table keyed by (prompt, model configuration)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(str(path), check_same_thread=False)
+        self._lock = threading.Lock()
+        with self._lock, self._conn:
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS llm_cache (key TEXT PRIMARY KEY, llm TEXT, generations TEXT)"
+            )
+
+    @staticmethod
+    def _key(prompt: str, llm_string: str) -> str:
+        return hashlib.sha256(f"{llm_string}\x00{prompt}".encode()).hexdigest()
+
+    def lookup(self, prompt: str, llm_string: str) -> RETURN_VAL_TYPE | None:
+        """Cached generations for this prompt and model configuration, or None."""
+        from langchain_core.load import load
+        from langchain_core.outputs import ChatGeneration, Generation
+
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT generations FROM llm_cache WHERE key = ?", (self._key(prompt, llm_string),)
+            ).fetchone()
+        if row is None:
+            return None
+        out: list[Generation] = []
+        for item in json.loads(row[0]):
+            if item.get("message") is not None:
+                # Only message classes may be revived from the cache file: it is data, not code.
+                message = load(item["message"], allowed_objects="messages")
+                message.response_metadata = {**message.response_metadata, "from_cache": True}
+                out.append(ChatGeneration(message=message))
+            else:
+                out.append(Generation(text=item.get("text", "")))
+        return out
+
+    def update(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
+        """Store generations for this prompt and model configuration."""
+        from langchain_core.load import dumpd
+
+        items = []
+        for gen in return_val:
+            message = getattr(gen, "message", None)
+            items.append({"text": gen.text, "message": dumpd(message) if message is not None else None})
+        with self._lock, self._conn:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO llm_cache (key, llm, generations) VALUES (?, ?, ?)",
+                (self._key(prompt, llm_string), llm_string[:200], json.dumps(items)),
+            )
+
+    def clear(self, **kwargs: Any) -> None:
+        """Forget every cached response."""
+        with self._lock, self._conn:
+            self._conn.execute("DELETE FROM llm_cache")
+
+
+def engine_name(settings: Settings) -> str:
+    """'offline' or 'llm:<model>' as shown in run records."""
+    return "offline" if settings.llm_provider == "offline" else f"llm:{settings.llm_model}"
+
+
+def build_chat_model(settings: Settings, *, cache: bool = True) -> Any:
+    """A ChatOpenAI client for OpenAI or any OpenAI-compatible server, with retries, timeout and cache."""
+    from langchain_openai import ChatOpenAI
+
+    api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    if api_key is None and settings.llm_base_url:
+        # Local OpenAI-compatible servers accept any key, but the client insists on one.
+        api_key = "not-needed"
+    return ChatOpenAI(
+        model=settings.llm_model,
+        base_url=settings.llm_base_url,
+        api_key=api_key,
+        timeout=settings.llm_timeout_s,
+        max_retries=settings.llm_max_retries,
+        temperature=0,
+        cache=SqliteLLMCache(settings.llm_cache_path) if cache else None,
+    )

@@ -1,0 +1,96 @@
+"""Parse financial figures such as "$26,974 million", "(1,234)" or "12.5%" out of filing text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_SCALE_WORDS = {
+    "thousand": 1e3,
+    "thousands": 1e3,
+    "million": 1e6,
+    "millions": 1e6,
+    "mn": 1e6,
+    "m": 1e6,
+    "billion": 1e9,
+    "billions": 1e9,
+    "bn": 1e9,
+    "b": 1e9,
+    "trillion": 1e12,
+}
+
+# A number with optional currency, parentheses for negatives, thousands separators, a scale word
+# and a percent sign. Parentheses are how filings print negative amounts.
+_FIGURE_RE = re.compile(
+    r"(?P<neg>\()?\s*(?P<minus>-)?(?P<cur>\$|USD\s?|€|£)?\s*"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?P<close>\))?"
+    r"(?:\s*(?P<pct>%|percent\b))?"
+    r"(?:\s*(?P<scale>thousands?|millions?|billions?|trillion|bn|mn)\b)?",
+    re.IGNORECASE,
+)
+_YEAR_RE = re.compile(r"\b(?:fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A number found in text, scaled to units, with its raw spelling."""
+
+    value: float
+    raw: str
+    is_percent: bool = False
+    is_currency: bool = False
+    start: int = 0
+    end: int = 0
+
+
+def parse_figure(text: str) -> Figure | None:
+    """The first figure in `text`, or None; '(1,234)' is negative, '12.5%' is a percent."""
+    figures = find_figures(text)
+    return figures[0] if figures else None
+
+
+def find_figures(text: str, *, include_years: bool = False) -> list[Figure]:
+    """All figures in `text`, in order; bare four-digit years are skipped unless asked for."""
+    out: list[Figure] = []
+    for m in _FIGURE_RE.finditer(text):
+        num = m.group("num")
+        has_marker = bool(m.group("cur") or m.group("pct") or m.group("scale") or "," in num)
+        if not include_years and not has_marker and re.fullmatch(r"(19|20)\d{2}", num):
+            continue
+        # A lone "(" with no matching ")" is ordinary prose, not a negative amount.
+        negative = bool(m.group("minus")) or bool(m.group("neg") and m.group("close"))
+        value = float(num.replace(",", ""))
+        scale = (m.group("scale") or "").lower()
+        value *= _SCALE_WORDS.get(scale, 1.0)
+        if negative:
+            value = -value
+        out.append(
+            Figure(
+                value=value,
+                raw=m.group(0).strip(),
+                is_percent=bool(m.group("pct")),
+                is_currency=bool(m.group("cur")),
+                start=m.start(),
+                end=m.end(),
+            )
+        )
+    return out
+
+
+def find_years(text: str) -> list[int]:
+    """Four-digit years (fiscal or calendar) mentioned in `text`, in order, without repeats."""
+    years = [int(y) for y in _YEAR_RE.findall(text)]
+    return list(dict.fromkeys(years))
+
+
+def format_amount(value: float) -> str:
+    """Human form of a scaled amount: 26974000000 -> '26,974 million'."""
+    magnitude = abs(value)
+    if magnitude >= 1e9:
+        return f"{value / 1e6:,.0f} million"
+    if magnitude >= 1e6:
+        return f"{value / 1e6:,.1f} million"
+    if magnitude >= 100:
+        return f"{value:,.0f}"
+    return f"{value:,.4g}"

@@ -1,0 +1,254 @@
+"""Sentence splitting, term extraction and boilerplate detection for extractive reading of filings."""
+
+from __future__ import annotations
+
+import re
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "list",
+        "describe",
+        "explain",
+        "tell",
+        "give",
+        "show",
+        "find",
+        "does",
+        "did",
+        "what's",
+        "company",
+        "company's",
+        "10-k",
+        "form",
+        "report",
+        "filing",
+        "fiscal",
+        "year",
+        "years",
+        "relate",
+        "related",
+        "relates",
+        "relation",
+        "regarding",
+        "according",
+        "based",
+        "please",
+        "using",
+        "via",
+        "per",
+    ]
+)
+
+# Sentences that carry no facts about the business: legal disclaimers, navigation, headings.
+_BOILERPLATE_PATTERNS = [
+    r"forward-looking statements?",
+    r"private securities litigation reform act",
+    r"undue reliance",
+    r"table of contents",
+    r"incorporated (herein )?by reference",
+    r"see (the )?(accompanying )?notes? to (the )?(consolidated )?financial statements",
+    r"refer to (item|part|note)",
+    r"^\s*(part|item)\s+[0-9ivx]+[a-c]?\b[.:]?\s*[\w\s,'’&-]{0,80}$",
+    r"securities and exchange commission",
+    r"annual report on form 10-k",
+    r"\bpage\s+\d+\b",
+    r"check mark",
+    r"indicate by check",
+]
+_BOILERPLATE_RE = re.compile("|".join(_BOILERPLATE_PATTERNS), re.IGNORECASE)
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+(?=[\"'“(]?[A-Z0-9•])|\n{2,}|\s*•\s+")
+_ABBREVIATIONS = re.compile(
+    r"\b(?:Inc|Corp|Co|Ltd|No|U\.S|e\.g|i\.e|vs|Mr|Ms|Dr|approx|Fig|St)\.$", re.IGNORECASE
+)
+_TOKEN_RE = re.compile(r"[a-z0-9][a-z0-9&'’-]*", re.IGNORECASE)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split passage text into sentences; each returned sentence is a verbatim substring of `text`."""
+    pieces: list[str] = []
+    start = 0
+    for m in _SENTENCE_END_RE.finditer(text):
+        candidate = text[start : m.start()]
+        # Do not break after abbreviations such as "Inc." or "U.S.".
+        if _ABBREVIATIONS.search(candidate.rstrip()):
+            continue
+        pieces.append(candidate)
+        start = m.end()
+    pieces.append(text[start:])
+    out = []
+    for piece in pieces:
+        sentence = piece.strip().strip("•").strip()
+        if sentence:
+            out.append(sentence)
+    return out
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case word tokens, possessives dropped."""
+    return [t.lower().rstrip("'’").removesuffix("'s").removesuffix("’s") for t in _TOKEN_RE.findall(text)]
+
+
+def stem(token: str) -> str:
+    """A crude suffix-stripping stem so that 'risks'/'risk' and 'competitors'/'competitor' meet."""
+    for suffix in ("ations", "ation", "ities", "ity", "ings", "ing", "ies", "es", "ed", "s"):
+        if len(token) > len(suffix) + 3 and token.endswith(suffix):
+            return token[: -len(suffix)]
+    return token
+
+
+def content_terms(text: str) -> list[str]:
+    """Stemmed content words of `text` (stop-words removed), in order, without repeats."""
+    terms = [stem(t) for t in tokenize(text) if t not in STOPWORDS and len(t) > 1]
+    return list(dict.fromkeys(terms))
+
+
+def is_boilerplate(sentence: str) -> bool:
+    """True for disclaimers, cross-references, headings and table-of-contents lines."""
+    if _BOILERPLATE_RE.search(sentence):
+        return True
+    words = sentence.split()
+    if len(words) < 6:
+        return True
+    # Table-of-contents and table rows: mostly numbers, dots or very short tokens.
+    letters = sum(ch.isalpha() for ch in sentence)
+    if letters < 0.45 * len(sentence):
+        return True
+    if re.search(r"\.{4,}|…{2,}", sentence):
+        return True
+    # Title-cased run-on lines are headings rather than sentences.
+    capitalised = sum(1 for w in words if w[:1].isupper())
+    return len(words) <= 14 and capitalised >= 0.8 * len(words) and not sentence.rstrip().endswith(".")
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    """Jaccard overlap of two term sets."""
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def normalise_ws(text: str) -> str:
+    """Collapse runs of whitespace and unify quotes/dashes, for verbatim comparisons."""
+    text = text.replace("\u00a0", " ").replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    text = text.replace("–", "-").replace("—", "-")
+    return re.sub(r"\s+", " ", text).strip()
