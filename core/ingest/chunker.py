@@ -42,8 +42,20 @@ def sentence_starts(text: str) -> list[int]:
     return [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
 
 
-def _split_long(text: str, base: int, count: TokenCounter, limit: int, kind: str, page: int) -> list[_Unit]:
-    """Pieces of an oversized block: whole sentences (or table rows) up to the limit, words as a last resort."""
+def _split_long(
+    text: str,
+    base: int,
+    count: TokenCounter,
+    limits: tuple[int, int, int | None],
+    kind: str,
+    page: int,
+) -> list[_Unit]:
+    """Pieces of an oversized block: whole sentences (or table rows) up to the limit, words as a last resort.
+
+    limits = (limit, limit for later pieces, limit for the first piece or None): later pieces leave room for the
+    overlap repeated from the piece before, the first for headings that precede the block.
+    """
+    limit, rest_limit, first_limit = limits
     # Tables split between rows, prose between sentences.
     bounds = [0, *(m.end() for m in re.finditer(r"\n", text))] if kind == "table" else sentence_starts(text)
     bounds.append(len(text))
@@ -52,12 +64,13 @@ def _split_long(text: str, base: int, count: TokenCounter, limit: int, kind: str
     k = 1
     while start < len(text):
         end = start
+        cap = (first_limit or limit) if not units else rest_limit
         # Grow the piece sentence by sentence while it fits.
-        while k < len(bounds) and count(text[start : bounds[k]].rstrip()) <= limit:
+        while k < len(bounds) and count(text[start : bounds[k]].rstrip()) <= cap:
             end = bounds[k]
             k += 1
         if end == start:  # one sentence longer than the limit: cut it at word boundaries
-            end = _word_cut(text, start, bounds[k] if k < len(bounds) else len(text), count, limit)
+            end = _word_cut(text, start, bounds[k] if k < len(bounds) else len(text), count, cap)
             if end >= bounds[k]:
                 k += 1
         piece = text[start:end]
@@ -84,14 +97,24 @@ def _word_cut(text: str, start: int, stop: int, count: TokenCounter, limit: int)
     return best if best is not None else stop
 
 
-def _units(parsed: ParsedFiling, section: Section, count: TokenCounter, limit: int) -> list[_Unit]:
+def _units(
+    parsed: ParsedFiling, section: Section, count: TokenCounter, limit: int, overlap: int
+) -> list[_Unit]:
     units: list[_Unit] = []
     for block in parsed.blocks[section.start_block : section.end_block]:
         tokens = count(block.text)
         if tokens <= limit:
             units.append(_Unit(block.char_start, block.char_end, tokens, block.kind, block.page))
         else:
-            units.extend(_split_long(block.text, block.char_start, count, limit, block.kind, block.page))
+            # Leave room for headings right before the block so they can share its first chunk.
+            heads = 0
+            for previous in reversed(units):
+                if previous.kind != "heading" or previous.page != block.page:
+                    break
+                heads += previous.tokens
+            first = limit - heads if 0 < heads < limit // 3 else None
+            limits = (limit, max(1, limit - overlap), first)
+            units.extend(_split_long(block.text, block.char_start, count, limits, block.kind, block.page))
     return units
 
 
@@ -135,7 +158,7 @@ def chunk_sections(
     text = parsed.text
     drafts: list[tuple[Section, _Draft]] = []
     for section in sections:
-        for draft in _pack(text, _units(parsed, section, count_tokens, max_tokens), count_tokens,
+        for draft in _pack(text, _units(parsed, section, count_tokens, max_tokens, overlap_tokens), count_tokens,
                            max_tokens, overlap_tokens, min_tokens):  # fmt: skip
             drafts.append((section, draft))
     chunks: list[Chunk] = []
@@ -198,27 +221,23 @@ def _pack(
         new_page = unit.page != current.page
         fits = current.tokens + unit.tokens <= limit and count(text[current.start : unit.end]) <= limit
         if new_page and not (fits and (unit.tokens < min_tokens or current.tokens < min_tokens)):
-            heading = _pop_heading(current)
+            heads = _pop_heading(current)
             close(False)
             current = _Draft(unit.start, unit.end, unit.tokens, unit.page, unit.kind, [unit])
-            if heading is not None and count(text[heading.start : unit.end]) <= limit:
+            if heads is not None:
                 # A heading at the foot of a page travels with its paragraph on the next page.
-                current = _Draft(heading.start, unit.end, heading.tokens + unit.tokens, heading.page, "text",
-                                 [heading, unit])  # fmt: skip
+                current = _join(text, heads, unit, count, limit, drafts)
             continue
         if fits:
             current.end, current.tokens = unit.end, current.tokens + unit.tokens
             current.units.append(unit)
             continue
-        heading = _pop_heading(current)
-        if heading is not None:
+        heads = _pop_heading(current)
+        if heads is not None:
             # The heading belongs with the paragraph that follows it, not at the end of this chunk.
             close(False)
-            current = _Draft(heading.start, heading.end, heading.tokens, heading.page, "heading", [heading])
-            if count(text[current.start : unit.end]) <= limit:
-                current.end, current.tokens = unit.end, current.tokens + unit.tokens
-                current.units.append(unit)
-                continue
+            current = _join(text, heads, unit, count, limit, drafts)
+            continue
         close(True)
         if current is not None and count(text[current.start : unit.end]) <= limit:
             current.end, current.tokens = unit.end, current.tokens + unit.tokens
@@ -231,14 +250,32 @@ def _pack(
     return _merge_tiny_tail(text, drafts, count, limit, min_tokens)
 
 
-def _pop_heading(draft: _Draft) -> _Unit | None:
-    """Remove and return the draft's trailing heading, if it has other content before it."""
-    if len(draft.units) < 2 or draft.units[-1].kind != "heading":
+def _pop_heading(draft: _Draft) -> _Draft | None:
+    """Remove the draft's trailing headings (if it has other content) and return them as a new draft."""
+    count = 0
+    while count < len(draft.units) - 1 and draft.units[-1 - count].kind == "heading":
+        count += 1
+    if count == 0:
         return None
-    heading = draft.units.pop()
+    heads = draft.units[-count:]
+    del draft.units[-count:]
     draft.end = draft.units[-1].end
-    draft.tokens -= heading.tokens
-    return heading
+    draft.tokens -= sum(u.tokens for u in heads)
+    return _Draft(
+        heads[0].start, heads[-1].end, sum(u.tokens for u in heads), heads[0].page, "heading", heads
+    )
+
+
+def _join(
+    text: str, heads: _Draft, unit: _Unit, count: TokenCounter, limit: int, drafts: list[_Draft]
+) -> _Draft:
+    """Headings plus the unit after them as one draft, or the headings closed alone when both do not fit."""
+    if count(text[heads.start : unit.end]) <= limit:
+        heads.units.append(unit)
+        heads.end, heads.tokens, heads.kind = unit.end, heads.tokens + unit.tokens, "text"
+        return heads
+    drafts.append(heads)
+    return _Draft(unit.start, unit.end, unit.tokens, unit.page, unit.kind, [unit])
 
 
 def _only_overlap(draft: _Draft, drafts: list[_Draft]) -> bool:

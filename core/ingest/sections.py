@@ -165,6 +165,8 @@ def _candidates(blocks: list[Block]) -> list[_Candidate]:
                 following = _first_line(blocks[index + 1].text)
             if following and title_matches(heading.item, following):
                 title, weight = " ".join(following.split())[:120], 1.0
+                if _TRAILING_PAGE_RE.search(following) and not following.rstrip().endswith("."):
+                    weight -= 0.5  # "Risk Factors 15": a contents line
             else:
                 weight = 0.5
         if heading.page_number_after:

@@ -88,7 +88,18 @@ def clean_table(rows: list[list[Cell]]) -> list[list[str]]:
     if not grid:
         return []
     keep = [c for c in range(len(grid[0])) if any(slots[c] for slots in grid)]
-    return [[slots[c] for c in keep] for slots in grid]
+    return _merge_header_rows([[slots[c] for c in keep] for slots in grid])
+
+
+def _merge_header_rows(table: list[list[str]]) -> list[list[str]]:
+    """Fold stacked header rows ("Year Ended" over the dates) into one, so a repeated header says it all."""
+    count = 0
+    while count < min(4, len(table) - 1) and not table[count][0] and len(table[count]) > 1:
+        count += 1
+    if count < 2:
+        return table
+    header = [" ".join(row[c] for row in table[:count] if row[c]) for c in range(len(table[0]))]
+    return [header, *table[count:]]
 
 
 def is_layout_table(table: list[list[str]]) -> bool:

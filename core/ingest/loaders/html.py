@@ -12,7 +12,8 @@ from core.ingest.sections import is_page_number, match_item_heading, match_part_
 from core.ingest.tables import Cell, clean_table, is_layout_table, layout_lines, markdown_parts
 
 #: Largest Markdown table kept as one block; bigger ones are split by rows with the header repeated.
-TABLE_PART_CHARS = 900
+#: Tables run ~2-3 characters per MiniLM token, so this keeps a part within the default 220-token chunk.
+TABLE_PART_CHARS = 480
 
 _SKIP_TAGS = {"script", "style", "head", "title", "noscript", "template", "ix:header", "xml", "meta", "link"}
 _BLOCK_TAGS = {

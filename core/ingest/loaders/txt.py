@@ -18,6 +18,8 @@ _GLUED_HEADING = re.compile(
     r"(?:(?<=[A-Za-z0-9)”][.:])|(?<=Contents))[ \t\u00a0]*"
     r"(?=(?:ITEM|Item)[ \u00a0]+\d{1,2}[A-C]?[.:—–][ \u00a0]*[A-Z])"
 )
+# Contents pages flattened into one line: "Business 5 Item 1A. Risk Factors 15 Item 1B. …".
+_TOC_GLUE = re.compile(r"(?<=\d)[ \t\u00a0]+(?=(?:Item|ITEM)[ \u00a0]+\d{1,2}[A-C]?\.|PART[ \u00a0]+I)")
 # "Item" and its number on separate lines, as some PDFs print every word on its own line.
 _SPLIT_ITEM = re.compile(r"(?im)^([ \t\u00a0]*items?)[ \t\u00a0]*\n[ \t\u00a0]*(\d{1,2}[A-C]?[.:—–])")
 
@@ -76,7 +78,7 @@ def paragraph_blocks(page_text: str, page: int) -> list[RawBlock]:
     current: list[str] = []
     previous: str | None = None
     page_text = page_text.replace("\r\n", "\n").replace("\r", "\n")
-    page_text = _SPLIT_ITEM.sub(r"\1 \2", _GLUED_HEADING.sub("\n", page_text))
+    page_text = _SPLIT_ITEM.sub(r"\1 \2", _TOC_GLUE.sub("\n", _GLUED_HEADING.sub("\n", page_text)))
     lines = [normalise_line(line) for line in page_text.split("\n")]
 
     def flush() -> None:

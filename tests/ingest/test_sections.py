@@ -1,0 +1,155 @@
+"""Item detection: real filings (table of contents skipped) and the heading variants filings use."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from core.ingest.parse import parse_filing, split_sections
+from core.ingest.sections import match_item_heading, match_part_heading
+from core.models import FRONT_MATTER, ITEM_TITLES
+
+REAL = [
+    ("filings", "NVDA_10K_FY2023.htm"),
+    ("filings", "AAPL_10K_FY2023.htm"),
+    pytest.param(("filings", "UBER_10K_FY2021.pdf"), marks=pytest.mark.slow),
+    pytest.param(("filings", "LYFT_10K_FY2021.pdf"), marks=pytest.mark.slow),
+]
+RISK_WORDS = ("could", "adversely", "may")
+
+
+def _section_text(parsed, section) -> str:
+    return "\n\n".join(b.text for b in parsed.blocks[section.start_block : section.end_block])
+
+
+@pytest.mark.parametrize("parts", REAL)
+def test_real_filing_items_found_past_the_table_of_contents(real_filing, parts):
+    parsed, sections = real_filing(*parts)
+    by_item = {s.item: s for s in sections}
+    assert {"Item 1", "Item 1A", "Item 7", "Item 7A"} <= set(by_item), sorted(by_item)
+    order = [s.item for s in sections if s.item in ITEM_TITLES]
+    assert order == sorted(order, key=list(ITEM_TITLES).index), "Items come in filing order"
+    # Sections tile the blocks: nothing dropped, nothing twice.
+    assert sections[0].start_block == 0 and sections[-1].end_block == len(parsed.blocks)
+    assert all(a.end_block == b.start_block for a, b in itertools.pairwise(sections))
+    assert sections[0].item == FRONT_MATTER
+    risk = _section_text(parsed, by_item["Item 1A"])
+    assert len(risk) > 30_000 and all(word in risk for word in RISK_WORDS)
+    assert len(_section_text(parsed, by_item["Item 1"])) > 8_000
+    assert len(_section_text(parsed, by_item["Item 7"])) > 10_000
+    assert len(_section_text(parsed, by_item["Item 7A"])) > 300
+    # The contents page is front matter: the real Item 1A starts pages after it.
+    toc_pages = [b.page for b in parsed.blocks[: by_item["Item 1"].start_block] if "Risk Factors" in b.text]
+    assert toc_pages, "the table of contents (which lists Risk Factors) is in the front matter"
+    start_page = parsed.blocks[by_item["Item 1A"].start_block].page
+    assert start_page > max(toc_pages)
+    assert by_item["Item 1A"].start_block > by_item["Item 1"].start_block
+    assert "Risk" in by_item["Item 1A"].title or "RISK" in by_item["Item 1A"].title
+    assert by_item["Item 7"].part == "Part II" and by_item["Item 1A"].part == "Part I"
+
+
+@pytest.mark.parametrize(
+    ("line", "item"),
+    [
+        ("ITEM 7. MANAGEMENT’S DISCUSSION AND ANALYSIS OF FINANCIAL CONDITION", "Item 7"),
+        ("Item 7 — Management's Discussion and Analysis", "Item 7"),
+        ("Item 7: Management's Discussion and Analysis", "Item 7"),
+        ("Item 1A.", "Item 1A"),
+        ("Item\u00a01A.\u00a0Risk Factors", "Item 1A"),
+        ("ITEM 1A—RISK FACTORS", "Item 1A"),
+        ("Items 1 and 2. Business and Properties", "Item 1"),
+        ("Item 9C. Disclosure Regarding Foreign Jurisdictions that Prevent Inspections", "Item 9C"),
+        ("Item 16. Form 10-K Summary", "Item 16"),
+    ],
+)
+def test_heading_variants(line, item):
+    heading = match_item_heading(line.replace("\u00a0", " "))
+    assert heading is not None and heading.item == item
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Item 1A, Risk Factors, of this report describes the risks",
+        "Item 7 of this Annual Report on Form 10-K",
+        "Item 17. Something that is not a 10-K Item",
+        "items in transit are recorded at cost",
+        "Item 7A in Part II describes market risk",
+    ],
+)
+def test_not_headings(line):
+    assert match_item_heading(line) is None
+
+
+def test_part_headings():
+    assert match_part_heading("PART II") == "Part II"
+    assert match_part_heading("Part IV — Other Information") == "Part IV"
+    assert match_part_heading("Part II, Item 7 of this report") is None
+
+
+TOC_TEXT = """ACME CORP
+FORM 10-K
+For the fiscal year ended December 31, 2024
+
+TABLE OF CONTENTS
+PART I
+Item 1. Business 3
+Item 1A. Risk Factors 5
+Item 1B. Unresolved Staff Comments 9
+Item 2. Properties 9
+Item 3. Legal Proceedings 9
+Item 4. Mine Safety Disclosures 9
+PART II
+Item 5. Market for Registrant's Common Equity 10
+Item 7. Management's Discussion and Analysis 11
+Item 7A. Quantitative and Qualitative Disclosures About Market Risk 14
+\f
+PART I
+
+ITEM 1.
+BUSINESS
+
+We make anvils. {filler}
+
+ITEM 1A. RISK FACTORS
+
+Our results could suffer if steel prices rise, as described in
+Item 7. Management's Discussion and Analysis below. {filler}
+
+Item 1B. Unresolved Staff Comments
+
+None.
+
+PART II
+
+Item 7 — Management's Discussion and Analysis of Financial Condition
+
+Revenue grew. See Item 1A, Risk Factors. {filler}
+
+Item 7A: Quantitative and Qualitative Disclosures About Market Risk
+
+We are exposed to interest rates. {filler}
+
+SIGNATURES
+"""
+
+
+def test_toc_and_cross_references_are_not_sections():
+    text = TOC_TEXT.replace("{filler}", "This sentence pads the section with ordinary prose. " * 40)
+    parsed = parse_filing(text.encode(), "txt")
+    sections = split_sections(parsed)
+    assert [s.item for s in sections] == [FRONT_MATTER, "Item 1", "Item 1A", "Item 1B", "Item 7", "Item 7A"]
+    by_item = {s.item: s for s in sections}
+    assert all(parsed.blocks[s.start_block].page == 2 for s in sections[1:])
+    assert by_item["Item 1"].title == "Business"
+    assert "steel prices" in _section_text(parsed, by_item["Item 1A"])
+    assert "Management's Discussion and Analysis below" in _section_text(parsed, by_item["Item 1A"])
+    assert _section_text(parsed, by_item["Item 7"]).startswith("PART II\n\nItem 7 —")
+    assert "Item 14" not in text and "TABLE OF CONTENTS" in _section_text(parsed, sections[0])
+
+
+def test_filing_without_items_is_one_bucket():
+    parsed = parse_filing(b"Just a memo about widgets.\n\nIt has two paragraphs.", "txt")
+    sections = split_sections(parsed)
+    assert len(sections) == 1 and sections[0].end_block == len(parsed.blocks)
