@@ -14,6 +14,7 @@ TokenCounter = Callable[[str], int]
 # A sentence ends at . ! ? (maybe followed by a closing quote or bracket) before whitespace and a capital.
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)\]]*\s+(?=[\"“(\[•A-Z0-9])")
 _WORD = re.compile(r"\S+")
+_ENDS_SENTENCE = re.compile(r"[.!?:;][\"”’)\]]*\s*$")
 
 
 @dataclass(slots=True)
@@ -220,7 +221,17 @@ def _pack(
             continue
         new_page = unit.page != current.page
         fits = current.tokens + unit.tokens <= limit and count(text[current.start : unit.end]) <= limit
-        if new_page and not (fits and (unit.tokens < min_tokens or current.tokens < min_tokens)):
+        # A page break ends the chunk, so its page stays right, unless the new page only finishes the sentence
+        # (a short carry-over) or the chunk so far is nothing but headings.
+        carry = fits and (
+            all(u.kind == "heading" for u in current.units)
+            or (
+                current.units[-1].page != unit.page
+                and unit.tokens < min_tokens
+                and not _ENDS_SENTENCE.search(text[current.units[-1].start : current.units[-1].end])
+            )
+        )
+        if new_page and not carry:
             heads = _pop_heading(current)
             close(False)
             current = _Draft(unit.start, unit.end, unit.tokens, unit.page, unit.kind, [unit])

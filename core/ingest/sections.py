@@ -41,11 +41,15 @@ _CONTINUES_RE = re.compile(
     re.IGNORECASE,
 )
 
-_PARTS = ("Part I", "Part II", "Part III", "Part IV")
+_CITATION_TAIL = re.compile(r"\b(?:sections?|of this|in this|of our|herein|below|above)\b|Form 10-K(?! Summary)", re.I)
 
 
 def _letters(text: str) -> str:
     return re.sub(r"[^a-z]", "", text.lower().replace("&", "and"))
+
+
+def _title_length(item: str) -> int:
+    return max(len(title) for title in _titles_for(item))
 
 
 def _titles_for(item: str) -> tuple[str, ...]:
@@ -105,6 +109,8 @@ def match_item_heading(line: str) -> ItemHeading | None:
     stripped = _TRAILING_PAGE_RE.sub("", rest) if rest else rest
     page_after = bool(rest) and stripped != rest and bool(_letters(stripped))
     titled = bool(stripped) and title_matches(item, stripped)
+    if titled and len(stripped) > _title_length(item) + 8 and _CITATION_TAIL.search(stripped):
+        return None  # "Item 1A. Risk Factors—Pricing section in this Form 10-K": a citation, not a heading
     # An unknown title is accepted only when it looks like a heading, not a sentence.
     if rest and not titled and (len(rest) > 90 or rest[:1].islower() or rest.endswith((",", ";"))):
         return None

@@ -16,7 +16,7 @@ _BLANK_RUNS = re.compile(r" {2,}")
 # PDF extraction sometimes glues a heading onto the previous sentence: "…MN 55423.Item 1A. Risk Factors."
 _GLUED_HEADING = re.compile(
     r"(?:(?<=[A-Za-z0-9)”][.:])|(?<=Contents))[ \t\u00a0]*"
-    r"(?=(?:ITEM|Item)[ \u00a0]+\d{1,2}[A-C]?[.:—–][ \u00a0]*[A-Z])"
+    r"(?=(?:ITEM|Item)[ \u00a0]+\d{1,2}[A-C]?(?:[.:—–]\s*|[ \u00a0]{2,})[A-Z])"
 )
 # Contents pages flattened into one line: "Business 5 Item 1A. Risk Factors 15 Item 1B. …".
 _TOC_GLUE = re.compile(r"(?<=\d)[ \t\u00a0]+(?=(?:Item|ITEM)[ \u00a0]+\d{1,2}[A-C]?\.|PART[ \u00a0]+I)")
