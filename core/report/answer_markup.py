@@ -11,12 +11,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-RunStyle = Literal["plain", "strong", "code"]
+RunStyle = Literal["plain", "strong", "em"]
 BlockKind = Literal["heading", "paragraph", "bullet", "ordered"]
 
 # "[3]", "[3, 4]" and "[3][4]" (the last is two matches); nothing else counts as a citation.
-_CITE = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_CITE = re.compile(r"(?<!\\)\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+# Emphasis the writer may use: **strong**, _em_ or *em*; escaped markers (\*, \_) never count.
+_EMPHASIS = re.compile(
+    r"(?<!\\)\*\*(?P<strong>.+?)(?<!\\)\*\*"
+    r"|(?<![\\\w])_(?P<em_u>[^_]+?)(?<!\\)_(?!\w)"
+    r"|(?<![\\*])\*(?P<em_s>[^*\s][^*]*?)(?<!\\)\*(?!\*)"
+)
+# CommonMark: a backslash before ASCII punctuation makes that character literal.
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _BULLET = re.compile(r"^[-*+]\s+(.*)$")
 _ORDERED = re.compile(r"^\d{1,3}[.)]\s+(.*)$")
@@ -68,21 +75,35 @@ def cited_numbers(answer: str) -> list[int]:
     return list(seen)
 
 
-def inline_runs(text: str) -> list[Run]:
-    """Split one line into plain/bold runs and citation runs (one run per cited number)."""
+def unescape_markdown(text: str) -> str:
+    """Text with Markdown backslash escapes resolved (the answer's `\\$` is a plain `$`)."""
+    return _ESCAPED.sub(r"\1", text)
+
+
+def _cited(piece: str, style: RunStyle) -> list[Run]:
     runs: list[Run] = []
-    for bold_index, piece in enumerate(_BOLD.split(text)):
-        style: RunStyle = "strong" if bold_index % 2 else "plain"
-        cursor = 0
-        for match in _CITE.finditer(piece):
-            if match.start() > cursor:
-                runs.append(Run(piece[cursor : match.start()], style))
-            for part in match.group(1).split(","):
-                number = int(part)
-                runs.append(Run(f"[{number}]", cite=number))
-            cursor = match.end()
-        if cursor < len(piece):
-            runs.append(Run(piece[cursor:], style))
+    cursor = 0
+    for match in _CITE.finditer(piece):
+        if match.start() > cursor:
+            runs.append(Run(unescape_markdown(piece[cursor : match.start()]), style))
+        runs += [Run(f"[{int(part)}]", cite=int(part)) for part in match.group(1).split(",")]
+        cursor = match.end()
+    if cursor < len(piece):
+        runs.append(Run(unescape_markdown(piece[cursor:]), style))
+    return runs
+
+
+def inline_runs(text: str) -> list[Run]:
+    """Split one line into plain/strong/em text runs and citation runs (one run per cited number)."""
+    runs: list[Run] = []
+    cursor = 0
+    for match in _EMPHASIS.finditer(text):
+        runs += _cited(text[cursor : match.start()], "plain")
+        strong = match.group("strong")
+        inner = strong if strong is not None else (match.group("em_u") or match.group("em_s") or "")
+        runs += _cited(inner, "strong" if strong is not None else "em")
+        cursor = match.end()
+    runs += _cited(text[cursor:], "plain")
     return [run for run in runs if run.text]
 
 

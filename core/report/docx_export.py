@@ -68,7 +68,9 @@ class DocxWriter:
             elif run.url and (url := safe_url(run.url)):
                 self._hyperlink(paragraph, text, url=url)
             else:
-                paragraph.add_run(text).bold = run.style == "strong" or None
+                added = paragraph.add_run(text)
+                added.bold = run.style == "strong" or None
+                added.italic = run.style == "em" or None
 
     def heading(self, text: str, level: int, anchor: str | None = None) -> None:
         self.doc.add_heading(one_line(text), level=0 if level == 1 else level - 1)

@@ -299,6 +299,12 @@ def compose_report(record: RunRecord, writer: ReportWriter) -> None:
 
     writer.heading("Answer", 2)
     blocks = parse_answer(record.answer)
+    if (
+        blocks
+        and blocks[0].kind == "heading"
+        and "".join(r.text for r in blocks[0].runs).strip().lower() == "answer"
+    ):
+        blocks = blocks[1:]  # the writer's own "Answer" heading would repeat ours
     if not blocks:
         writer.paragraph([Run(f"No answer has been written yet (run status: {record.status}).")])
     pending: list[AnswerBlock] = []

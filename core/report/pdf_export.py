@@ -128,7 +128,7 @@ class PdfWriter:
                 link = self._link(run.cite)
             elif run.url and (url := safe_url(run.url)):
                 link = url
-            self._font("B" if run.style == "strong" else "", size)
+            self._font({"strong": "B", "em": "I"}.get(run.style, ""), size)
             self.pdf.set_text_color(*(_LINK if link else _TEXT))
             self.pdf.write(line, self._t(flat(run.text)), link=link)
         self.pdf.set_text_color(*_TEXT)

@@ -14,14 +14,14 @@ def _md(text: str) -> str:
     return escape_markdown(flat(text))
 
 
-def _md_strong(text: str) -> str:
+def _md_emphasis(text: str, marker: str) -> str:
     # Emphasis markers must touch the text, so surrounding spaces move outside them.
     core = flat(text).strip()
     if not core:
         return _md(text)
     lead = " " if text[:1].isspace() else ""
     trail = " " if text[-1:].isspace() else ""
-    return f"{lead}**{escape_markdown(core)}**{trail}"
+    return f"{lead}{marker}{escape_markdown(core)}{marker}{trail}"
 
 
 class MarkdownWriter:
@@ -43,7 +43,9 @@ class MarkdownWriter:
             elif run.url and (url := safe_url(run.url)):
                 out.append(f"[{_md(run.text)}](<{url}>)")
             elif run.style == "strong":
-                out.append(_md_strong(run.text))
+                out.append(_md_emphasis(run.text, "**"))
+            elif run.style == "em":
+                out.append(_md_emphasis(run.text, "*"))
             else:
                 out.append(_md(run.text))
         return "".join(out)
@@ -107,8 +109,9 @@ class HtmlWriter:
                 out.append(f'<a class="cite" href="#{ref_anchor(run.cite)}">[{run.cite}]</a>')
             elif run.url and (url := safe_url(run.url)):
                 out.append(f'<a href="{_h(url)}" rel="noopener noreferrer nofollow">{_h(run.text)}</a>')
-            elif run.style == "strong":
-                out.append(f"<strong>{_h(flat(run.text))}</strong>")
+            elif run.style in ("strong", "em"):
+                tag = run.style
+                out.append(f"<{tag}>{_h(flat(run.text))}</{tag}>")
             else:
                 out.append(_h(flat(run.text)))
         return "".join(out)

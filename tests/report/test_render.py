@@ -134,3 +134,19 @@ def test_empty_run_renders_without_errors() -> None:
     md = report_markdown(empty)
     assert "No answer has been written yet" in md and "No step was executed" in md
     assert re.search(r"<h2>Audit appendix</h2>", report_html(empty))
+
+
+def test_answer_markdown_escapes_are_read_not_doubled(record) -> None:
+    record.answer = (
+        "## Answer\n\nRevenue was \\$422\\.6 million [3]\\.\n\n"
+        "_No web evidence: web search unavailable._\n\nNot a citation: \\[2\\]\n"
+    )
+    document = report_html(record)
+    assert "Revenue was $422.6 million" in document and "\\$" not in document
+    assert "<em>No web evidence: web search unavailable.</em>" in document
+    assert "Not a citation: [2]" in document and 'href="#ref-2"' not in document
+    # The writer's own "Answer" heading is not repeated under ours.
+    assert document.count(">Answer</h") == 1
+    md = report_markdown(record)
+    assert "Revenue was \\$422\\.6 million [\\[3\\]](#ref-3)" in md
+    assert "*No web evidence\\: web search unavailable\\.*" in md
