@@ -41,7 +41,9 @@ _CONTINUES_RE = re.compile(
     re.IGNORECASE,
 )
 
-_CITATION_TAIL = re.compile(r"\b(?:sections?|of this|in this|of our|herein|below|above)\b|Form 10-K(?! Summary)", re.I)
+_CITATION_TAIL = re.compile(
+    r"\b(?:sections?|of this|in this|of our|herein|below|above)\b|Form 10-K(?! Summary)", re.I
+)
 
 
 def _letters(text: str) -> str:
@@ -264,7 +266,69 @@ def split_sections(parsed: ParsedFiling) -> list[Section]:
         end = starts[k + 1][0] if k + 1 < len(starts) else len(blocks)
         title = _clean_title(cand.title) or ITEM_TITLES[cand.item]
         sections.append(Section(cand.item, title, part_of(cand.item), start, end))
+    return _split_off_signatures(blocks, _relocate_statements(blocks, sections))
+
+
+_STATEMENTS_START = re.compile(
+    r"^(?:report\s+of\s+independent\s+registered\s+public\s+accounting\s+firm"
+    r"|index\s+to\s+(?:the\s+)?consolidated\s+financial\s+statements)",
+    re.IGNORECASE,
+)
+_STATEMENTS_END = re.compile(r"^(?:exhibit\s+index|signatures?)\s*$", re.IGNORECASE)
+_SIGNATURES = re.compile(r"^signatures?\s*$", re.IGNORECASE)
+
+
+def _section_chars(blocks: list[Block], section: Section) -> int:
+    return sum(len(b.text) for b in blocks[section.start_block : section.end_block])
+
+
+def _split(section: Section, at: int, end: int, item: str, title: str, part: str | None) -> list[Section]:
+    """Replace blocks [at, end) of a section by a new section, keeping what is left on either side."""
+    pieces = [Section(section.item, section.title, section.part, section.start_block, at)]
+    pieces.append(Section(item, title, part, at, end))
+    pieces.append(Section(section.item, section.title, section.part, end, section.end_block))
+    return [p for p in pieces if p.end_block > p.start_block]
+
+
+def _relocate_statements(blocks: list[Block], sections: list[Section]) -> list[Section]:
+    """Label financial statements printed after Item 15 (Item 8 only points to them) as Item 8."""
+    item8 = next((k for k, s in enumerate(sections) if s.item == "Item 8"), None)
+    if item8 is None or _section_chars(blocks, sections[item8]) > 3000:
+        return sections
+    for k in range(item8 + 1, len(sections)):
+        section = sections[k]
+        start = next(
+            (i for i in range(section.start_block, section.end_block)
+             if blocks[i].kind != "table" and _STATEMENTS_START.match(blocks[i].text)),
+            None,
+        )  # fmt: skip
+        if start is None:
+            continue
+        end = next(
+            (
+                i
+                for i in range(start + 1, section.end_block)
+                if _STATEMENTS_END.match(_first_line(blocks[i].text))
+            ),
+            section.end_block,
+        )
+        title = sections[item8].title
+        return [*sections[:k], *_split(section, start, end, "Item 8", title, "Part II"), *sections[k + 1 :]]
     return sections
+
+
+def _split_off_signatures(blocks: list[Block], sections: list[Section]) -> list[Section]:
+    """Signatures and whatever follows them after the last Item belong to no Item."""
+    if not sections or sections[-1].item in (FRONT_MATTER, UNSECTIONED):
+        return sections
+    last = sections[-1]
+    at = next(
+        (i for i in range(last.start_block + 1, last.end_block) if _SIGNATURES.match(blocks[i].text.strip())),
+        None,
+    )
+    if at is None:
+        return sections
+    return [*sections[:-1], *_split(last, at, last.end_block, UNSECTIONED, UNSECTIONED, None)]
 
 
 def _clean_title(title: str) -> str:

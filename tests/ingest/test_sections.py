@@ -8,7 +8,7 @@ import pytest
 
 from core.ingest.parse import parse_filing, split_sections
 from core.ingest.sections import match_item_heading, match_part_heading
-from core.models import FRONT_MATTER, ITEM_TITLES
+from core.models import FRONT_MATTER, ITEM_TITLES, UNSECTIONED
 
 REAL = [
     ("filings", "NVDA_10K_FY2023.htm"),
@@ -28,8 +28,8 @@ def test_real_filing_items_found_past_the_table_of_contents(real_filing, parts):
     parsed, sections = real_filing(*parts)
     by_item = {s.item: s for s in sections}
     assert {"Item 1", "Item 1A", "Item 7", "Item 7A"} <= set(by_item), sorted(by_item)
-    order = [s.item for s in sections if s.item in ITEM_TITLES]
-    assert order == sorted(order, key=list(ITEM_TITLES).index), "Items come in filing order"
+    order = list(dict.fromkeys(s.item for s in sections if s.item in ITEM_TITLES))
+    assert order == sorted(order, key=list(ITEM_TITLES).index), "Items first appear in filing order"
     # Sections tile the blocks: nothing dropped, nothing twice.
     assert sections[0].start_block == 0 and sections[-1].end_block == len(parsed.blocks)
     assert all(a.end_block == b.start_block for a, b in itertools.pairwise(sections))
@@ -47,6 +47,18 @@ def test_real_filing_items_found_past_the_table_of_contents(real_filing, parts):
     assert by_item["Item 1A"].start_block > by_item["Item 1"].start_block
     assert "Risk" in by_item["Item 1A"].title or "RISK" in by_item["Item 1A"].title
     assert by_item["Item 7"].part == "Part II" and by_item["Item 1A"].part == "Part I"
+
+
+def test_statements_printed_after_item_15_are_item_8_and_signatures_are_unsectioned(real_filing):
+    parsed, sections = real_filing("filings", "NVDA_10K_FY2023.htm")
+    item8 = [s for s in sections if s.item == "Item 8"]
+    assert len(item8) == 2, "Item 8 points to the statements; the statements themselves are Item 8 too"
+    statements = _section_text(parsed, item8[1])
+    assert statements.startswith("Report of Independent Registered Public Accounting Firm")
+    assert "CONSOLIDATED BALANCE SHEETS" in statements and "Note 17 - Segment Information" in statements
+    assert "EXHIBIT INDEX" not in statements
+    assert sections[-1].item == UNSECTIONED and _section_text(parsed, sections[-1]).startswith("SIGNATURES")
+    assert sections[-2].item == "Item 16"
 
 
 @pytest.mark.parametrize(
@@ -139,9 +151,11 @@ def test_toc_and_cross_references_are_not_sections():
     text = TOC_TEXT.replace("{filler}", "This sentence pads the section with ordinary prose. " * 40)
     parsed = parse_filing(text.encode(), "txt")
     sections = split_sections(parsed)
-    assert [s.item for s in sections] == [FRONT_MATTER, "Item 1", "Item 1A", "Item 1B", "Item 7", "Item 7A"]
+    items = [s.item for s in sections]
+    assert items == [FRONT_MATTER, "Item 1", "Item 1A", "Item 1B", "Item 7", "Item 7A", UNSECTIONED]
     by_item = {s.item: s for s in sections}
     assert all(parsed.blocks[s.start_block].page == 2 for s in sections[1:])
+    assert _section_text(parsed, sections[-1]) == "SIGNATURES"
     assert by_item["Item 1"].title == "Business"
     assert "steel prices" in _section_text(parsed, by_item["Item 1A"])
     assert "Management's Discussion and Analysis below" in _section_text(parsed, by_item["Item 1A"])
