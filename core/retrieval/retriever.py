@@ -68,6 +68,10 @@ class Retriever:
                 self._query_vectors.popitem(last=False)
         return vec
 
+    def clear_query_cache(self) -> None:
+        """Forget cached query vectors (benchmarks clear it to time cold queries)."""
+        self._query_vectors.clear()
+
     def _k(self, k: int | None) -> int:
         return int(k if k is not None else self.settings.k)
 

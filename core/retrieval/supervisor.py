@@ -48,17 +48,28 @@ def choose_strategy(analysis: QueryAnalysis) -> StrategyDecision:
     vector = _vector_signals(analysis)
     # Quoted terms are the analyst saying "match this verbatim": only exact matching honours that.
     if analysis.quoted_terms or (len(keyword) >= 2 and not vector):
-        strategy, reasons, favours = "keyword", keyword, "favour exact keyword matching"
+        strategy, reason = "keyword", f"{_join(keyword)} favour exact keyword matching"
     elif vector and not keyword:
-        strategy, reasons, favours = "vector", vector, "favour semantic vector search"
-    else:
+        strategy, reason = "vector", f"{_join(vector)} favour semantic vector search"
+    elif keyword and vector:
         strategy = "hybrid"
-        reasons = keyword + vector
-        favours = "mix exact and semantic cues, so both rankings are fused"
-        if not reasons:
-            reasons, favours = ["no strong signal either way"], "so both rankings are fused"
-    justification = f"Chose {strategy}: {_join(reasons)} {favours}."
-    return StrategyDecision(strategy=strategy, justification=justification, decided_by="offline")  # type: ignore[arg-type]
+        reason = (
+            f"{_join(keyword)} favour exact matching while {_join(vector)} favour semantic search, "
+            "so both rankings are fused"
+        )
+    elif keyword:
+        strategy = "hybrid"
+        reason = (
+            f"{_join(keyword)} alone is too weak a cue for exact matching only, so both rankings are fused"
+        )
+    else:
+        strategy, reason = (
+            "hybrid",
+            "no strong cue for exact or semantic matching, so both rankings are fused",
+        )
+    return StrategyDecision(
+        strategy=strategy, justification=f"Chose {strategy}: {reason}.", decided_by="offline"
+    )  # type: ignore[arg-type]
 
 
 def _join(parts: list[str]) -> str:
