@@ -135,11 +135,14 @@ def evidence_coverage_figure(record: RunRecord) -> go.Figure:
 
 
 def node_timing_figure(record: RunRecord) -> go.Figure:
-    """Stacked horizontal bars: seconds each graph node took, per step, plus run-level nodes."""
+    """Stacked horizontal bars: seconds each graph node took, per step, plus the run's other nodes."""
     title = "Time per node"
     rows = [(f"Step {step.index + 1}", step.timings) for step in record.steps if step.timings]
-    if record.timings:
-        rows.insert(0, ("Run", record.timings))
+    # Run-level timings repeat the step nodes' totals; only nodes outside the steps get their own row.
+    step_nodes = {node for step in record.steps for node in step.timings}
+    outside = {node: sec for node, sec in record.timings.items() if node not in step_nodes}
+    if outside:
+        rows.insert(0, ("Plan and report", outside))
     if not rows:
         return empty_figure(title, "No timings were recorded for this run.")
     nodes = list(dict.fromkeys(node for _, timings in rows for node in timings))

@@ -40,7 +40,7 @@ _LEGEND = [
     ("item", "10-K Item"),
     ("filing", "Filing"),
     ("web", "Web source"),
-    ("note", "Note (e.g. web search unavailable)"),
+    ("note", "Note or calculation (e.g. web search unavailable)"),
     ("claim", "Claim (knowledge card)"),
 ]
 
@@ -139,6 +139,17 @@ def evidence_graph_data(record: RunRecord) -> tuple[list[Node], list[Edge]]:
         step_node, step_id = _step_nodes(step)
         add(step_node)
         edges.append(_edge(question, step_id, "found", "plan step"))
+        if not step.evidence and step.evidence_note:
+            # A step that found nothing still says why (e.g. web search unavailable).
+            note_id = add(
+                _node(
+                    f"note:{step.index}",
+                    clip(step.evidence_note, 40),
+                    "note",
+                    _title(clip(step.evidence_note, 600)),
+                )
+            )
+            edges.append(_edge(step_id, note_id, "found", "no evidence"))
         for ev in step.evidence:
             ev_id = add(_evidence_node(ev))
             edges.append(_edge(step_id, ev_id, "found", "retrieved"))

@@ -238,10 +238,9 @@ def _step_audit(writer: ReportWriter, step: StepRecord) -> None:
         writer.items(
             [
                 [
-                    Run(f"{card.claim} "),
                     Run(
-                        f"(confidence {card.confidence:.2f}; evidence {', '.join(card.evidence_ids) or EMPTY})"
-                    ),
+                        f"{card.claim} (confidence {card.confidence:.2f}; evidence {', '.join(card.evidence_ids) or EMPTY})"
+                    )
                 ]
                 for card in step.cards
             ]
@@ -271,7 +270,7 @@ def _run_costs(writer: ReportWriter, record: RunRecord) -> None:
         if s.timings
     ]
     if timing_rows:
-        writer.table(["Stage", "Seconds"], timing_rows)
+        writer.table(["Stage", "Seconds (run total)"], timing_rows)
     else:
         writer.paragraph([Run("No timings were recorded.")])
     writer.heading("Token usage", 3)

@@ -130,7 +130,14 @@ class PdfWriter:
                 link = url
             self._font({"strong": "B", "em": "I"}.get(run.style, ""), size)
             self.pdf.set_text_color(*(_LINK if link else _TEXT))
-            self.pdf.write(line, self._t(flat(run.text)), link=link)
+            text = self._t(flat(run.text))
+            # write() splits a run's first word by characters when it does not fit the line's rest;
+            # start such a run on a new line instead.
+            first = text.split(" ", 1)[0]
+            room = self.pdf.w - self.pdf.r_margin - self.pdf.get_x()
+            if first and self.pdf.get_x() > self.pdf.l_margin + 1 and self.pdf.get_string_width(first) > room:
+                self.pdf.ln(line)
+            self.pdf.write(line, text, link=link)
         self.pdf.set_text_color(*_TEXT)
         self.pdf.ln(line)
 
@@ -141,7 +148,9 @@ class PdfWriter:
         self.pdf.ln(3 if level > 1 else 0)
         self._font("B", size)
         self.pdf.set_text_color(*_NAVY)
-        self.pdf.multi_cell(0, size * 0.5, self._t(one_line(text)), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        self.pdf.multi_cell(
+            0, size * 0.5, self._t(one_line(text)), align="L", new_x=XPos.LMARGIN, new_y=YPos.NEXT
+        )
         self.pdf.set_text_color(*_TEXT)
         self.pdf.ln(1.5)
 
@@ -189,10 +198,8 @@ class PdfWriter:
         self.pdf.ln(2)
 
     def table(self, header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
-        widths = [
-            max(4, min(60, max(len(cell) for cell in column))) for column in zip(header, *rows, strict=True)
-        ]
         self._font("", 8)
+        widths = self._column_widths(header, rows)
         headings = FontFace(emphasis="BOLD", fill_color=(240, 243, 246))
         with self.pdf.table(
             col_widths=widths, text_align="LEFT", line_height=4.2, headings_style=headings, padding=1
@@ -202,6 +209,27 @@ class PdfWriter:
                 for cell in cells:
                     row.cell(self._t(one_line(cell)))
         self.pdf.ln(2)
+
+    def _column_widths(self, header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[float]:
+        """Column widths (mm) that keep every column's longest word whole and share the rest by need."""
+        available = self.pdf.epw
+        minimum: list[float] = []
+        wanted: list[float] = []
+        for column in zip(header, *rows, strict=True):
+            texts = [self._t(one_line(cell)) for cell in column]
+            words = [word for text in texts for word in text.split()] or [" "]
+            self._font("B", 8)
+            head = self.pdf.get_string_width(texts[0])
+            self._font("", 8)
+            longest = max(head, *(self.pdf.get_string_width(word) for word in words[:400]))
+            minimum.append(min(longest, available / 3) + 5)
+            wanted.append(min(max(self.pdf.get_string_width(text) for text in texts), 90) + 5)
+        if sum(wanted) <= available:
+            return [w * available / sum(wanted) for w in wanted]
+        spare = max(available - sum(minimum), 0.0)
+        extra = [w - m for w, m in zip(wanted, minimum, strict=True)]
+        total = sum(extra) or 1.0
+        return [m + spare * e / total for m, e in zip(minimum, extra, strict=True)]
 
     def reference(self, number: int, runs: Sequence[Run], quote: str | None) -> None:
         if self.pdf.will_page_break(14):

@@ -41,6 +41,7 @@ def test_node_timings_stack_per_step(record) -> None:
     figure = node_timing_figure(record)
     names = [trace.name for trace in figure.data]
     assert "retrieve_evidence" in names and "plan_research" in names
+    assert [label for label in figure.data[0].y] == ["Plan and report", "Step 1", "Step 2", "Step 3"]
     retrieve = next(trace for trace in figure.data if trace.name == "retrieve_evidence")
     assert dict(zip(retrieve.y, retrieve.x, strict=True))["Step 1"] == pytest.approx(0.42)
 

@@ -69,3 +69,11 @@ def test_empty_run_gives_question_only_graph() -> None:
     nodes, edges = evidence_graph_data(empty)
     assert [node["id"] for node in nodes] == ["question"] and edges == []
     assert "new vis.Network" in evidence_graph_html(empty)
+
+
+def test_step_without_evidence_shows_why(record) -> None:
+    record.steps[2].evidence = []
+    nodes, edges = evidence_graph_data(record)
+    note = next(node for node in nodes if node["id"] == "note:2")
+    assert "web search unavailable" in note["title"]
+    assert any(edge["from"] == "step:2" and edge["to"] == "note:2" for edge in edges)
