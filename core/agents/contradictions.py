@@ -71,8 +71,8 @@ def _polarity(sentence: str) -> int:
 def _figure_conflict(a: Fact, b: Fact) -> bool:
     if a.period is None or a.period != b.period or a.is_percent != b.is_percent:
         return False
-    shared = a.metric & b.metric
-    if len(shared) < min(2, len(a.metric), len(b.metric)) or not shared:
+    # "Data Center revenue" and "revenue" are different metrics: require nearly the same words.
+    if jaccard(set(a.metric), set(b.metric)) < 0.67:
         return False
     bigger = max(abs(a.value), abs(b.value))
     return bigger > 0 and abs(a.value - b.value) / bigger > 0.02

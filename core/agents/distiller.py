@@ -14,6 +14,7 @@ from core.models import KnowledgeCard
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
 from core.tools.figures import find_figures
 from core.tools.sentences import content_terms, is_boilerplate, jaccard, split_sentences
+from core.tools.table_rows import table_rows
 
 _NUMERIC_RE = re.compile(
     r"how (much|many)|figures?|amount|growth|grew|increase|decrease|percent|results?|revenue|sales|income|"
@@ -22,6 +23,9 @@ _NUMERIC_RE = re.compile(
 )
 _DUPLICATE = 0.55
 _MAX_PER_EVIDENCE = 2
+_RELATIVE_FLOOR = 0.55
+# Chunk edges cut sentences: "happened in the past, ...", "2022, NVIDIA and ...", ") and ...".
+_FRAGMENT_START = re.compile(r"^(?:[a-z]|\d{1,4},|[,;:)\]])")
 
 
 @dataclass
@@ -43,16 +47,29 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
     out: list[_Sentence] = []
     seen: set[str] = set()
     usable = [e for e in inputs.evidence if e.kind in ("filing", "web")]
+    numeric = wants_numbers(inputs.sub_question)
     for rank, ev in enumerate(usable):
         for sentence in split_sentences(ev.text):
             words = len(sentence.split())
             if words < 7 or words > 110 or is_boilerplate(sentence) or sentence in seen:
+                continue
+            # Chunks cut sentences at their edges: a fragment is not a claim anyone can cite.
+            # A sentence ending in ":" only introduces a list.
+            if _FRAGMENT_START.match(sentence) or not re.search(r"[.!?;”\")]$", sentence):
                 continue
             seen.add(sentence)
             figures = [
                 f for f in find_figures(sentence) if f.is_currency or f.is_percent or abs(f.value) >= 100
             ]
             out.append(_Sentence(sentence, ev.evidence_id, rank, set(content_terms(sentence)), bool(figures)))
+        if numeric:
+            # Filings put many figures only in tables: a labelled row is a citable fact too.
+            for row in table_rows(ev.text):
+                if row.rendered not in seen:
+                    seen.add(row.rendered)
+                    out.append(
+                        _Sentence(row.rendered, ev.evidence_id, rank, set(content_terms(row.rendered)), True)
+                    )
     return out
 
 
@@ -64,26 +81,36 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
     idf = {t: math.log(1 + n / (1 + sum(t in s.terms for s in sentences))) for t in query_terms}
     weight = {t: idf[t] * (1.2 if t in keyword_terms else 1.0) for t in query_terms}
     total = sum(weight.values()) or 1.0
-    semantic = _semantic(inputs, sentences, deps)
     numeric = wants_numbers(inputs.sub_question)
+    ranks = max(s.rank for s in sentences) + 1
+    lexical = [sum(w for t, w in weight.items() if t in s.terms) / total for s in sentences]
+    prior = [0.06 * (1 - s.rank / ranks) + (0.18 if numeric and s.has_figure else 0.0) for s in sentences]
+    semantic = _semantic(inputs, sentences, [lex + p for lex, p in zip(lexical, prior, strict=True)], deps)
     for i, s in enumerate(sentences):
-        lexical = sum(w for t, w in weight.items() if t in s.terms) / total
-        score = 0.55 * semantic[i] + 0.45 * lexical if semantic else lexical
-        if numeric and s.has_figure:
-            score += 0.12
-        score += 0.06 * (1 - s.rank / max(len(sentences), 1))
+        sem = semantic.get(i)
+        score = (0.55 * sem + 0.45 * lexical[i] if sem is not None else lexical[i]) + prior[i]
         words = len(s.text.split())
         if words < 10 or words > 70:
             score -= 0.08
-        s.score = score if (lexical > 0 or (semantic and semantic[i] >= 0.45)) else -1.0
+        relevant = lexical[i] > 0 or (sem is not None and sem >= 0.45)
+        s.score = score if relevant else -1.0
 
 
-def _semantic(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> list[float]:
+# Sentence embeddings cost ~0.05-0.1 s each on two busy cores: only the lexical front-runners get one.
+_EMBED_LIMIT = 16
+
+
+def _semantic(
+    inputs: DistilInput, sentences: list[_Sentence], prescore: list[float], deps: AgentDeps
+) -> dict[int, float]:
+    """Cosine similarity to the sub-question for the most promising sentences (embedding all is slow)."""
     if deps.embedder is None or not sentences:
-        return []
+        return {}
+    chosen = sorted(range(len(sentences)), key=lambda i: -prescore[i])[:_EMBED_LIMIT]
     query = deps.embedder.embed_query(" ".join([inputs.sub_question, *inputs.keywords]))
-    matrix = deps.embedder.embed_documents([s.text for s in sentences])
-    return [max(0.0, float(v)) for v in matrix @ query]
+    matrix = deps.embedder.embed_documents([sentences[i].text for i in chosen])
+    sims = matrix @ query
+    return {i: max(0.0, float(v)) for i, v in zip(chosen, sims, strict=True)}
 
 
 def offline_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
@@ -112,6 +139,8 @@ def offline_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
         per_evidence[s.evidence_id] = per_evidence.get(s.evidence_id, 0) + 1
         chosen.append((s, [s.evidence_id]))
     top = chosen[0][0].score if chosen else 1.0
+    # Weak runners-up dilute an answer: keep cards within reach of the best one.
+    chosen = [c for c in chosen if c[0].score >= _RELATIVE_FLOOR * top]
     pool = [(s.text, s.evidence_id) for s in sentences]
     cards = []
     for s, ids in chosen:

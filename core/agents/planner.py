@@ -116,7 +116,7 @@ _KNOWN_COMPANIES = [
     "Groq",
 ]
 _KEYWORD_EXPANSIONS = {
-    "r&d": ["research and development"],
+    "r&d": ["research and development expenses"],
     "competition": ["competitors", "competitive"],
     "competitive": ["competitors"],
     "liquidity": ["cash", "capital resources"],
@@ -254,6 +254,22 @@ def _as_question(clause: str) -> str:
     return text.rstrip("?") + "."
 
 
+_OPERATION_WORDS_RE = re.compile(
+    r"^(how (much )?(did|does|do|has|have|was|were|is|are)|what (was|were|is|are)( the)?|by how much( did)?"
+    r"|calculate|compute)\s+|\b(change[ds]?|grow(th)?|grew|increase[ds]?|decrease[ds]?|rate|ratio|difference)\b",
+    re.I,
+)
+
+
+def _metric_phrase(clause: str, company: str | None) -> str:
+    """'How did Northwind's Fleet Software revenue change in FY2025' -> 'Fleet Software revenue in FY2025'."""
+    text = _OPERATION_WORDS_RE.sub(" ", clause)
+    if company:
+        text = re.sub(rf"\b{re.escape(company)}(['’]s)?\s*", "", text, flags=re.I)
+    text = re.sub(r"\s+", " ", text).strip(" ?.,")
+    return text or clause
+
+
 def offline_plan(inputs: PlannerInput, deps: AgentDeps) -> Plan:
     """Rule-based plan: clauses become steps, routed to the filing Item, the web or the calculator."""
     company = _scope_company(inputs.question, inputs.filings)
@@ -270,12 +286,9 @@ def offline_plan(inputs: PlannerInput, deps: AgentDeps) -> Plan:
             continue
         operation = detect_operation(text)
         if operation and _METRIC_RE.search(text):
-            metric = " ".join(
-                k for k in keywords if k.lower() not in {"growth", "ratio", "difference", "rate"}
-            )
             steps.append(
                 DraftStep(
-                    sub_question=f"What figures does the filing report for {metric}?",
+                    sub_question=f"What figures does the filing report for {_metric_phrase(text, company)}?",
                     keywords=keywords,
                     document_section=item_for(text) or "Item 7",
                     filing_id=filing_id,

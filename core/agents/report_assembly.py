@@ -21,7 +21,9 @@ def escape_markdown(text: str) -> str:
 
 def best_quote(claim: str, passage: str) -> str:
     """The passage sentence that best supports `claim`, verbatim (cut at a word boundary if long)."""
-    sentences = split_sentences(passage) or [passage.strip()]
+    # Table rows are quoted as whole lines; prose as sentences.
+    rows = [line.strip() for line in passage.splitlines() if line.strip().startswith("|")]
+    sentences = (split_sentences(passage) + rows) or [passage.strip()]
     norm_claim = normalise_ws(claim)
     exact = next((s for s in sentences if normalise_ws(s) == norm_claim), None)
     if exact is None:

@@ -15,9 +15,23 @@ from core.tools.sentences import STOPWORDS, tokenize
 _REFERENCE_RE = re.compile(
     r"\b(them|they|those|these|that|this|such|relate[sd]?|affect|impact|change)\b", re.I
 )
+# The synthesis part of a sub-question ("relate to them") says what to do with the evidence, not what
+# to find: in a search query it is only noise.
+_SYNTHESIS_RE = re.compile(
+    r"^what figures does the filing report for\b|\b(how (do|does|did|might|could|would) )|\b(relate[sd]?|compare[sd]?|affect(s|ed)?|impact(s|ed)?)"
+    r"( to| with| on)?( them| those| these| it| this| that)?( risks?)?\b",
+    re.I,
+)
 _BORING = STOPWORDS | {
     "may",
     "could",
+    "assess",
+    "evaluate",
+    "describe",
+    "explain",
+    "find",
+    "change",
+    "changes",
     "including",
     "include",
     "includes",
@@ -49,20 +63,26 @@ def salient_terms(claims: list[str], *, exclude: set[str], limit: int = 3) -> li
 
 
 def offline_rewrite(inputs: RewriteInput, deps: AgentDeps) -> RewrittenQuery:
-    """Sub-question + its keywords, plus recurring terms of earlier findings when it refers back to them."""
+    """Sub-question minus its synthesis wording, plus its keywords, plus earlier findings' key terms when
+    it refers back to them and cannot stand alone."""
     query = inputs.sub_question.strip().rstrip("?.")
+    refers_back = bool(_REFERENCE_RE.search(query))
+    query = re.sub(r"\s+", " ", _SYNTHESIS_RE.sub(" ", query)).strip() or inputs.sub_question
     present = set(tokenize(query))
     added: list[str] = []
     for keyword in inputs.keywords:
         if not set(tokenize(keyword)) <= present:
             added.append(keyword)
             present |= set(tokenize(keyword))
-    if _REFERENCE_RE.search(query) and (inputs.earlier_keywords or inputs.earlier_claims):
-        for keyword in inputs.earlier_keywords[:2]:
+    own = {t for t in present if t not in _BORING and len(t) > 2 and t != (inputs.company or "").lower()}
+    # Earlier findings complete a query that cannot stand alone ("assess how they change those risks");
+    # added to a self-sufficient query ("R&D expenses") they only pull the search off target.
+    if refers_back and len(own) < 2 and (inputs.earlier_keywords or inputs.earlier_claims):
+        for keyword in inputs.earlier_keywords[:1]:
             if not set(tokenize(keyword)) <= present:
                 added.append(keyword)
                 present |= set(tokenize(keyword))
-        for term in salient_terms(inputs.earlier_claims, exclude=present):
+        for term in salient_terms(inputs.earlier_claims, exclude=present, limit=2):
             added.append(term)
             present.add(term)
     rewritten = " ".join([query, *added]).strip()

@@ -23,7 +23,7 @@ from core.graph.nodes_plan import filing_infos
 from core.graph.records import CandidateRef, StepRecord
 from core.graph.state import ResearchState
 from core.models import Evidence, Fallback, KnowledgeCard, ScoredChunk, StrategyDecision
-from core.tools.calculation_step import run_calculation
+from core.tools.calculation_step import run_calculations
 from core.tools.web_search import search_web as web_search_tool
 
 
@@ -297,19 +297,22 @@ def calculate(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str,
     """Compute growth, ratio or difference from figures found by earlier steps (safe arithmetic)."""
     index, steps, rec = current_record(state)
     prior = [e for s in steps[:index] for e in s.evidence]
-    outcome = run_calculation(rec.sub_question, rec.keywords, prior, step_prefix=f"S{index + 1}")
+    outcomes = run_calculations(rec.sub_question, rec.keywords, prior, step_prefix=f"S{index + 1}")
     cards: list[KnowledgeCard] = []
-    if outcome.evidence is not None:
+    for outcome in outcomes:
+        if outcome.evidence is None:
+            continue
         claim = outcome.note.split(" (figures from")[0]
         if outcome.source_evidence_ids:
             claim += " (computed from the cited figures)"
         cards.append(KnowledgeCard(claim=claim, evidence_ids=outcome.source_evidence_ids, confidence=0.8))
+    note = "; ".join(o.note for o in outcomes)
     steps[index] = rec.model_copy(
         update={
-            "evidence": [outcome.evidence] if outcome.evidence else [],
-            "evidence_note": outcome.note,
+            "evidence": [o.evidence for o in outcomes if o.evidence],
+            "evidence_note": note,
             "cards": cards,
         }
     )
-    emit(runtime, state, "evidence_found", node="calculate", step_index=index, message=outcome.note)
+    emit(runtime, state, "evidence_found", node="calculate", step_index=index, message=note)
     return {"steps": dump_steps(steps)}

@@ -174,6 +174,14 @@ _BOILERPLATE_PATTERNS = [
     r"\bpage\s+\d+\b",
     r"check mark",
     r"indicate by check",
+    r"involves? (investment |a high degree of )?risks?",
+    r"(the )?risks? (factors )?described below",
+    r"you should carefully consider",
+    r"not presently known to us",
+    r"any (one )?of the following risks",
+    r"if any of (these|the following) risks",
+    r"^see (item|part|note)\b",
+    r"could be materially and adversely affected",
 ]
 _BOILERPLATE_RE = re.compile("|".join(_BOILERPLATE_PATTERNS), re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+(?=[\"'“(]?[A-Z0-9•])|\n{2,}|\s*•\s+")
@@ -213,6 +221,9 @@ def stem(token: str) -> str:
     for suffix in ("ations", "ation", "ities", "ity", "ings", "ing", "ies", "es", "ed", "s"):
         if len(token) > len(suffix) + 3 and token.endswith(suffix):
             return token[: -len(suffix)]
+    # "expense"/"expenses" and "revenue"/"revenues" must meet after "es" was stripped from the plural.
+    if len(token) > 4 and token.endswith("e"):
+        return token[:-1]
     return token
 
 
