@@ -21,9 +21,20 @@ _REPORT_DATE_RE = re.compile(
 _REGISTRANT_RE = re.compile(r"\(?\s*Exact\s+name\s+of\s+(?:the\s+)?registrant", re.IGNORECASE)
 _NOT_A_NAME = re.compile(
     r"commission\s+file|file\s+number|^\(?\s*(?:mark\s+one|form\s|or\b|for\s+the|transition|annual|quarterly)"
-    r"|securities\s+and\s+exchange|washington|^\d|^\(",
+    r"|securities\s+and\s+exchange|washington|^\d|^\("
+    r"|employer|identification|i\.r\.s|address|telephone|plaza|street|avenue|suite|boulevard|incorporation|zip",
     re.IGNORECASE,
 )
+_DATE_RE = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
+                      r"\s+\d{1,2}", re.IGNORECASE)  # fmt: skip
+_SUFFIX_ONLY = re.compile(r"^(?:inc|corp|co|ltd|llc|plc|l\.?p|n\.?v|s\.?a)\.?,?$", re.IGNORECASE)
+_NAME_IN_PROSE = re.compile(
+    r"(?<![\w&.])(?:The[ \t]+)?(?:[A-Z0-9][\w&'’-]*(?:\.\w+)*,?[ \t]+){1,4}"
+    r"(?:Inc\.|Incorporated|Corporation|Company|Corp\.|plc|N\.V\.)"
+)
+_LONE_CAPITAL = re.compile(r"(?<![A-Za-z])([A-Z])\s+(?=[A-Z]{2,})")
+_FILE_NUMBER_RE = re.compile(r"commission\s+file\s+(?:number|no\.?)[\s:]*[\d-]*", re.IGNORECASE)
+_NOT_REGISTRANT = re.compile(r"exchange|reporting\s+company|growth\s+company|filer", re.IGNORECASE)
 _XBRL_FACT = re.compile(
     r"<ix:nonNumeric[^>]*name=\"dei:(\w+)\"[^>]*>(.*?)</ix:nonNumeric>", re.IGNORECASE | re.S
 )
@@ -70,7 +81,7 @@ def _proper_case(name: str, text: str) -> str:
     for word in name.split():
         core = word.strip(",.()")
         forms: Counter[str] = Counter()
-        if core and core.isalpha():
+        if core and core.replace(".", "").isalpha():
             for match in re.finditer(
                 rf"(?<![A-Za-z]){re.escape(core)}(?![A-Za-z])", text[:400_000], re.IGNORECASE
             ):
@@ -91,18 +102,68 @@ def _proper_case(name: str, text: str) -> str:
     return " ".join(words)
 
 
+def _plausible_name(line: str) -> bool:
+    return (
+        bool(re.search(r"[A-Za-z]{2}", line)) and not _NOT_A_NAME.search(line) and not _DATE_RE.search(line)
+    )
+
+
 def _company_from_cover(cover: str) -> str:
     match = _REGISTRANT_RE.search(cover)
     if match is None:
         return ""
-    same_line = cover[cover.rfind("\n", 0, match.start()) + 1 : match.start()].strip()
-    if same_line and not _NOT_A_NAME.search(same_line):
-        return same_line
-    lines = [line.strip() for line in cover[: match.start()].split("\n")]
-    for line in reversed(lines[-6:]):
-        if line and not _NOT_A_NAME.search(line) and len(line) < 100:
+    # PDF extraction can split capitals off their words ("MGM R" / "ESORTS I NTERNATIONAL").
+    before = _LONE_CAPITAL.sub(r"\1", cover[max(0, match.start() - 400) : match.start()])
+    lines = [line.strip() for line in before.split("\n")][-6:]
+    while lines and not lines[-1]:
+        lines.pop()
+    if not lines:
+        return ""
+    name = lines.pop()
+    # Names broken over lines ("SQUARE," / "INC.") or reduced to their suffix get their first part back.
+    while lines and (_SUFFIX_ONLY.match(name) or lines[-1].endswith(",") or _caps_fragment(lines[-1], name)):
+        name = f"{lines.pop()} {name}"
+    if _plausible_name(name) and len(name) < 100:
+        return name
+    for line in reversed(lines):
+        if _plausible_name(line) and len(line) < 100:
             return line
     return ""
+
+
+def _caps_fragment(previous: str, name: str) -> bool:
+    """True when the previous line is an all-caps piece of the same all-caps name."""
+    return (
+        bool(previous)
+        and previous.isupper()
+        and name.isupper()
+        and len(previous) <= 12
+        and _plausible_name(previous)
+    )
+
+
+def _company_after_file_number(cover: str) -> str:
+    """The first name-like line after "Commission File Number …", where covers without the caption put it."""
+    match = _FILE_NUMBER_RE.search(cover)
+    if match is None:
+        return ""
+    for line in cover[match.end() : match.end() + 400].split("\n")[:8]:
+        line = line.strip()
+        # A lone title-case word here is a state ("Delaware"), and "State of Incorporation:" is a caption.
+        looks_named = line.isupper() or len(line.split()) >= 2
+        if looks_named and _plausible_name(line) and not line.endswith(":") and not re.search(r"\d{3}", line):
+            return line if len(line) < 80 else ""
+    return ""
+
+
+def _company_from_prose(text: str) -> str:
+    """The most frequent "<Capitalised words> Inc./Corporation/Company" in the first pages."""
+    names: Counter[str] = Counter()
+    for match in _NAME_IN_PROSE.finditer(text[:60000]):
+        name = " ".join(match.group(0).split())
+        if not re.fullmatch(r"(?:The|Our|This|Each|Such)\s+\S+", name) and not _NOT_REGISTRANT.search(name):
+            names[name] += 1
+    return names.most_common(1)[0][0] if names else ""
 
 
 def detect_metadata(text: str, xbrl: dict[str, str] | None = None) -> FilingMetadata:
@@ -114,7 +175,12 @@ def detect_metadata(text: str, xbrl: dict[str, str] | None = None) -> FilingMeta
     form_match = _FORM_RE.search((doc_type and f"Form {doc_type}") or cover)
     if form_match:
         meta.form = form_match.group(1).upper()
-    company = _company_from_cover(cover) or xbrl.get("EntityRegistrantName", "")
+    company = (
+        _company_from_cover(cover)
+        or xbrl.get("EntityRegistrantName", "")
+        or _company_after_file_number(cover)
+        or _company_from_prose(text)
+    )
     meta.company = _proper_case(" ".join(company.split()).strip(" ,"), text)
     period = parse_date(xbrl.get("DocumentPeriodEndDate", "")) if xbrl.get("DocumentPeriodEndDate") else None
     if period is None:

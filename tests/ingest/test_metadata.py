@@ -63,3 +63,25 @@ def test_xbrl_facts_win_and_missing_facts_leave_none():
     empty = detect_metadata("A memo.")
     assert empty.fiscal_year is None and empty.period_end is None and empty.form == "10-K"
     assert parse_date("not a date") is None
+
+
+@pytest.mark.parametrize(
+    ("cover", "company"),
+    [
+        # PDF extraction splits capitals off their words and breaks names over lines.
+        ("Commission File No. 001-10362\nMGM\nR\nESORTS \n I\n NTERNATIONAL (Exact name of Registrant as specified "
+         "in its charter)\nMGM Resorts International operates resorts.", "MGM Resorts International"),
+        ("Commission File Number 001-37622\nSQUARE,\nINC.(Exact name of registrant as specified in its charter)\n"
+         "Square, Inc. builds tools.", "Square, Inc."),
+        # No caption under the name: the line after the file number is the name.
+        ("Commission File Number 001-37845\n\nMICROSOFT CORPORATION\nWASHINGTON 91-1144442\n"
+         "Microsoft Corporation develops software.", "Microsoft Corporation"),
+        # The name is only a logo on the cover: fall back to the name the prose uses most.
+        ("Commission File Number 001-02217\n(Exact name of Registrant as specified in its charter)\nDelaware\n"
+         "The Coca-Cola Company is a beverage company. The Coca-Cola Company sells drinks.", "The Coca-Cola Company"),
+    ],
+)  # fmt: skip
+def test_company_name_variants(cover, company):
+    assert (
+        detect_metadata("FORM 10-K\nFor the fiscal year ended December 31, 2017\n" + cover).company == company
+    )
