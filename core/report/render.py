@@ -165,7 +165,7 @@ color:#333;white-space:pre-wrap;overflow-wrap:anywhere}
 .ref{margin:.8rem 0;padding:.2rem 0;overflow-wrap:anywhere}.ref:target{background:#fff8c5}
 .ref .num{font-weight:700;color:#1f4e79}
 table{border-collapse:collapse;width:100%;margin:.5rem 0 1rem;font-size:.86rem}
-th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
 th{background:#f0f3f6}
 @media print{a.cite{color:#000}.ref:target{background:none}}
 """
