@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 
-_COVER_CHARS = 15000
+_COVER_CHARS = 60000  # generous: scraped copies may start with pages of XBRL noise
 _FORM_RE = re.compile(r"\bForm\s*(10-K|10-Q|8-K|20-F|40-F)(?:405|T)?\b", re.IGNORECASE)
 _PERIOD_RE = re.compile(
     r"for\s+the\s+(?:fiscal\s+)?(?:year|quarterly\s+period|quarter|period|transition\s+period)\s+ended:?\s*"
@@ -120,6 +120,12 @@ def _company_from_cover(cover: str) -> str:
     if not lines:
         return ""
     name = lines.pop()
+    if len(name) > 100:
+        # A flattened cover: the name is the run of capitalised words right before the caption.
+        tail = re.search(r"(?<!\S)((?:[A-Z0-9]*[A-Z][A-Z0-9.,&'’-]*\s+){1,8})$", name + " ")
+        words = tail.group(1).split() if tail else []
+        half = len(words) // 2
+        name = " ".join(words[:half] if half and words[:half] == words[half:] else words)
     # Names broken over lines ("SQUARE," / "INC.") or reduced to their suffix get their first part back.
     while lines and (_SUFFIX_ONLY.match(name) or lines[-1].endswith(",") or _caps_fragment(lines[-1], name)):
         name = f"{lines.pop()} {name}"

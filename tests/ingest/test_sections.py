@@ -167,3 +167,12 @@ def test_filing_without_items_is_one_bucket():
     parsed = parse_filing(b"Just a memo about widgets.\n\nIt has two paragraphs.", "txt")
     sections = split_sections(parsed)
     assert len(sections) == 1 and sections[0].end_block == len(parsed.blocks)
+
+
+def test_flattened_text_copy_still_has_its_items(real_filing):
+    # A scraped copy of the NVIDIA 10-K with every line break removed and XBRL noise in front.
+    parsed, sections = real_filing("filings", "NVDA_10K_FY2023_deepthinkingrag_clean.txt")
+    by_item = {s.item: s for s in sections}
+    assert {"Item 1", "Item 1A", "Item 7", "Item 7A"} <= set(by_item)
+    assert len(_section_text(parsed, by_item["Item 1A"])) > 100_000
+    assert parsed.company == "NVIDIA Corporation" and parsed.fiscal_year == 2023

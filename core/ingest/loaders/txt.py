@@ -136,6 +136,10 @@ def _take_title_lines(lines: list[str], index: int, item: str, heading: list[str
     return index
 
 
+_REFLOW_LINE_CHARS = 5000
+_FLAT_HEADING = re.compile(r"\s+(?=(?:ITEM\s+\d{1,2}[A-C]?\.|PART\s+I{1,3}V?\b)\s+[A-Z][A-Z’',]{2,}\b)")
+
+
 def split_pages(text: str) -> list[str]:
     """Pages of a plain-text filing: form feeds separate them."""
     return text.split("\f")
@@ -149,5 +153,8 @@ def load_txt(data: bytes) -> tuple[list[RawBlock], int]:
     pages = split_pages(text)
     blocks: list[RawBlock] = []
     for number, page_text in enumerate(pages, start=1):
+        if max((len(line) for line in page_text.split("\n")), default=0) > _REFLOW_LINE_CHARS:
+            # Text flattened onto one line (a scraped copy) still has its all-caps Item headings: break there.
+            page_text = _FLAT_HEADING.sub("\n\n", page_text)
         blocks.extend(paragraph_blocks(page_text, number))
     return blocks, len(pages)
