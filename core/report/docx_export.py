@@ -14,7 +14,8 @@ from docx.text.paragraph import Paragraph
 
 from core.graph.records import RunRecord
 from core.report.answer_markup import Run, clean_text, flat, one_line
-from core.report.outline import REPORT_TITLE, compose_report, safe_url
+from core.report.labels import REPORT_TITLE, safe_url
+from core.report.outline import compose_report
 
 _LINK_COLOR = "0B62C4"
 

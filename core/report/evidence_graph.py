@@ -14,7 +14,7 @@ from typing import Any
 from core.graph.records import RunRecord, StepRecord
 from core.models import Evidence, KnowledgeCard
 from core.report.answer_markup import one_line
-from core.report.outline import clip, item_label, page_label, score_label
+from core.report.labels import clip, item_label, page_label, score_label
 from core.report.safe_text import escape_html
 
 Node = dict[str, Any]

@@ -12,7 +12,8 @@ from fpdf.enums import XPos, YPos
 
 from core.graph.records import RunRecord
 from core.report.answer_markup import Run, clean_text, flat, one_line
-from core.report.outline import REPORT_TITLE, compose_report, safe_url
+from core.report.labels import REPORT_TITLE, safe_url
+from core.report.outline import compose_report
 
 # Debian/Ubuntu, Fedora, Arch and macOS Homebrew locations of DejaVu Sans (fonts-dejavu-core).
 _FONT_DIRS = (

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from core.graph.records import RunRecord
 from core.report.answer_markup import Run, flat, one_line
-from core.report.outline import REPORT_TITLE, compose_report, ref_anchor, safe_url
+from core.report.labels import REPORT_TITLE, ref_anchor, safe_url
+from core.report.outline import compose_report
 from core.report.safe_text import escape_html, escape_markdown
 
 
