@@ -41,7 +41,7 @@ def evaluate(expression: str) -> float:
     if len(expression) > _MAX_LENGTH:
         raise CalculationError("expression too long")
     try:
-        tree = ast.parse(_normalise(expression), mode="eval")
+        tree = ast.parse(_normalise(expression).strip(), mode="eval")
     except SyntaxError as exc:
         raise CalculationError(f"not an arithmetic expression: {expression!r}") from exc
     return float(_eval_node(tree.body))

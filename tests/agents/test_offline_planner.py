@@ -1,0 +1,85 @@
+"""Rule-based planner: clauses, Items, web routing, calculator steps, budget, determinism."""
+
+from __future__ import annotations
+
+from core.agents.base import AgentDeps
+from core.agents.contracts import FilingInfo, PlannerInput
+from core.agents.plan_tools import ensure_step_ids, normalise_section
+from core.agents.planner import item_for, offline_plan, split_clauses
+from core.config import Settings
+from core.models import Plan, PlanStep
+
+NVDA = FilingInfo(
+    filing_id="nv", label="NVIDIA Corporation 10-K FY2023", company="NVIDIA Corporation", fiscal_year=2023
+)
+
+
+def _plan(question: str, *, max_steps: int = 7, filings: list[FilingInfo] | None = None) -> Plan:
+    deps = AgentDeps(settings=Settings())
+    return offline_plan(PlannerInput(question=question, filings=filings or [NVDA], max_steps=max_steps), deps)
+
+
+def test_quality_question_becomes_three_filing_steps() -> None:
+    plan = _plan(
+        "From NVIDIA's FY2023 10-K, what competition risks does it list, and how do its R&D and Data Center "
+        "results relate to them?"
+    )
+    assert [s.tool for s in plan.steps] == ["search_10k"] * 3
+    assert [s.document_section for s in plan.steps] == ["Item 1A", "Item 7", "Item 7"]
+    assert "competition" in plan.steps[0].sub_question.lower()
+    assert "R&D" in plan.steps[1].sub_question and "Data Center" in plan.steps[2].sub_question
+    assert all(s.filing_id == "nv" for s in plan.steps)
+    assert len({s.step_id for s in plan.steps}) == 3
+
+
+def test_outside_company_and_time_sensitive_parts_go_to_the_web() -> None:
+    plan = _plan(
+        "From NVIDIA's FY2023 10-K, list the competition risks; then find AMD's 2024 AI-chip moves and assess "
+        "how they change those risks."
+    )
+    tools = [s.tool for s in plan.steps]
+    assert tools[0] == "search_10k" and plan.steps[0].document_section == "Item 1A"
+    assert tools[1] == "search_web" and "AMD" in plan.steps[1].sub_question
+    assert plan.steps[1].document_section is None
+    assert _plan("What is the latest news about NVIDIA's export licenses?").steps[0].tool == "search_web"
+
+
+def test_topics_map_to_items() -> None:
+    assert item_for("What legal proceedings is it involved in?") == "Item 3"
+    assert item_for("How exposed is it to interest rate risk?") == "Item 7A"
+    assert item_for("What does the balance sheet show for goodwill?") == "Item 8"
+    assert item_for("Who are its main competitors?") == "Item 1"
+    assert item_for("What are its liquidity and capital resources?") == "Item 7"
+
+
+def test_growth_question_adds_figures_then_calculator() -> None:
+    plan = _plan("What was NVIDIA's revenue growth from fiscal 2022 to fiscal 2023?")
+    assert [s.tool for s in plan.steps] == ["search_10k", "calculator"]
+    assert plan.steps[0].document_section == "Item 7"
+    assert "revenue" in plan.steps[0].sub_question.lower()
+
+
+def test_budget_and_determinism() -> None:
+    question = (
+        "What are the risks; what are the results; who are the competitors; what legal proceedings exist?"
+    )
+    assert len(_plan(question, max_steps=2).steps) == 2
+    assert _plan(question) == _plan(question)
+    assert len(split_clauses(question)) == 4
+
+
+def test_plan_tools() -> None:
+    assert normalise_section("1a") == "Item 1A"
+    assert normalise_section("ITEM 7A.") == "Item 7A"
+    assert normalise_section("Risk Factors") == "Item 1A"
+    assert normalise_section("Item 99") is None
+    plan = ensure_step_ids(
+        Plan(
+            steps=[
+                PlanStep(step_id="s1", sub_question="a"),
+                PlanStep(step_id="", sub_question="b"),
+                PlanStep(step_id="s1", sub_question="c"),
+            ]
+        )
+    )
+    assert [s.step_id for s in plan.steps] == ["s1", "s2", "s3"]

@@ -1,0 +1,220 @@
+"""Offline rewriter, distiller (cards + contradictions), reflector, policy and writer."""
+
+from __future__ import annotations
+
+from core.agents.base import AgentDeps
+from core.agents.contracts import (
+    DistilInput,
+    PolicyInput,
+    ReflectInput,
+    RewriteInput,
+    StepDigest,
+    WriterInput,
+)
+from core.agents.distiller import offline_distil
+from core.agents.policy import offline_decide
+from core.agents.reflector import offline_reflect
+from core.agents.report_assembly import assemble_report, best_quote, escape_markdown
+from core.agents.rewriter import offline_rewrite
+from core.agents.writer import offline_write
+from core.config import Settings
+from core.models import Evidence, KnowledgeCard
+from core.report.citations import validate_answer
+
+DEPS = AgentDeps(settings=Settings())
+
+RISK_TEXT = (
+    "This Annual Report contains forward-looking statements that involve risks and uncertainties. "
+    "We face intense competition from large companies and start-ups, which could reduce our market share. "
+    "Competitors may introduce lower-priced products that could reduce our gross margin. "
+    "We face intense competition from large companies and start-ups, which could lower our market share."
+)
+RESULTS_TEXT = (
+    "Data Center revenue for fiscal year 2023 was $15,005 million, up 41% from fiscal year 2022. "
+    "Our headquarters are located in a large and pleasant building in Santa Clara, California."
+)
+CONFLICT_TEXT = "Data Center revenue for fiscal year 2023 was $13,100 million according to the segment note."
+
+
+def _ev(eid: str, text: str, rank: int = 0) -> Evidence:
+    return Evidence(
+        evidence_id=eid,
+        text=text,
+        chunk_id=f"chunk-{eid}",
+        section="Item 1A",
+        page=10 + rank,
+        score=1.0 - rank / 10,
+    )
+
+
+def test_cards_are_verbatim_relevant_deduplicated_sentences() -> None:
+    evidence = [_ev("S1-E1", RISK_TEXT), _ev("S1-E2", RESULTS_TEXT, 1)]
+    out = offline_distil(
+        DistilInput(
+            sub_question="What competition risks are listed?", keywords=["competition"], evidence=evidence
+        ),
+        DEPS,
+    )
+    claims = [c.claim for c in out.cards]
+    assert claims, "expected at least one card"
+    texts = {e.evidence_id: e.text for e in evidence}
+    for card in out.cards:
+        assert card.claim in texts[card.evidence_ids[0]]
+    assert not any("forward-looking" in c for c in claims)
+    assert not any("headquarters" in c for c in claims)
+    # The near-identical competition sentence is one card, not two.
+    assert sum("intense competition" in c for c in claims) == 1
+
+
+def test_numeric_sub_question_prefers_figures_and_detects_conflicts() -> None:
+    evidence = [_ev("S2-E1", RESULTS_TEXT), _ev("S2-E2", CONFLICT_TEXT, 1)]
+    out = offline_distil(
+        DistilInput(
+            sub_question="What was Data Center revenue in fiscal 2023?",
+            keywords=["Data Center", "revenue"],
+            evidence=evidence,
+        ),
+        DEPS,
+    )
+    top = out.cards[0]
+    assert "$15,005 million" in top.claim
+    assert top.contradicting_evidence_ids == ["S2-E2"]
+    assert top.contradiction and "2023" in top.contradiction
+
+
+def test_known_claims_are_not_repeated() -> None:
+    evidence = [_ev("S1-E1", RISK_TEXT)]
+    first = offline_distil(DistilInput(sub_question="competition risks", evidence=evidence), DEPS)
+    again = offline_distil(
+        DistilInput(
+            sub_question="competition risks", evidence=evidence, known_claims=[c.claim for c in first.cards]
+        ),
+        DEPS,
+    )
+    assert not {c.claim for c in first.cards} & {c.claim for c in again.cards}
+
+
+def test_rewriter_keeps_self_sufficient_queries_and_completes_references() -> None:
+    plain = offline_rewrite(
+        RewriteInput(
+            question="q",
+            sub_question="How do NVIDIA's R&D results relate to them?",
+            keywords=["research and development expenses"],
+            earlier_claims=["We face intense competition from rivals."],
+            earlier_keywords=["competition"],
+            company="NVIDIA",
+        ),
+        DEPS,
+    )
+    assert "relate to them" not in plain.query
+    assert "research and development expenses" in plain.query
+    assert "competition" not in plain.query
+    thin = offline_rewrite(
+        RewriteInput(
+            question="q",
+            sub_question="Assess how they change those risks.",
+            earlier_claims=["Competitors launched accelerators.", "Competitors cut accelerator prices."],
+            earlier_keywords=["competition"],
+        ),
+        DEPS,
+    )
+    assert "competition" in thin.added_terms
+    assert any(t.startswith("accelerator") or t == "competitors" for t in thin.added_terms)
+
+
+def test_reflector_lists_open_questions_when_nothing_found() -> None:
+    note = offline_reflect(
+        ReflectInput(
+            sub_question="What is the dividend policy?",
+            document_section="Item 5",
+            evidence_note="no passage matched",
+        ),
+        DEPS,
+    )
+    assert note.open_questions and "Item 5" in note.open_questions[0]
+    card = KnowledgeCard(
+        claim="Revenue grew.", evidence_ids=["S1-E1"], confidence=0.9, contradiction="x vs y"
+    )
+    note = offline_reflect(ReflectInput(sub_question="revenue", cards=[card]), DEPS)
+    assert note.confirmed_facts == ["Revenue grew."] and note.conflicts == ["x vs y"]
+
+
+def test_policy_finishes_on_plan_end_budget_and_diminishing_returns() -> None:
+    base = {"question": "q", "max_steps": 7}
+    assert offline_decide(PolicyInput(**base, steps_done=2, remaining=[]), DEPS).action == "finish"
+    assert (
+        offline_decide(
+            PolicyInput(
+                **base | {"max_steps": 2}, steps_done=2, remaining=["x"], remaining_tools=["search_10k"]
+            ),
+            DEPS,
+        ).action
+        == "finish"
+    )
+    stale = offline_decide(
+        PolicyInput(
+            **base,
+            steps_done=3,
+            remaining=["x"],
+            remaining_tools=["search_10k"],
+            new_claims_per_step=[3, 0, 0],
+            tools_done=["search_10k"] * 3,
+        ),
+        DEPS,
+    )
+    assert stale.action == "finish" and "Diminishing" in stale.reason
+    going = offline_decide(
+        PolicyInput(
+            **base,
+            steps_done=2,
+            remaining=["x"],
+            remaining_tools=["search_10k"],
+            new_claims_per_step=[3, 1],
+            tools_done=["search_10k"] * 2,
+        ),
+        DEPS,
+    )
+    assert going.action == "continue"
+
+
+def test_writer_cites_every_claim_and_says_what_was_searched() -> None:
+    risk = _ev("S1-E1", RISK_TEXT)
+    card = KnowledgeCard(
+        claim="Competitors may introduce lower-priced products that could reduce our gross margin.",
+        evidence_ids=["S1-E1"],
+        confidence=0.8,
+    )
+    steps = [
+        StepDigest(
+            index=0,
+            sub_question="What competition risks?",
+            tool="search_10k",
+            query="competition risks",
+            document_section="Item 1A",
+            strategy="hybrid",
+            candidates=10,
+            cards=[card],
+            evidence=[risk],
+        ),
+        StepDigest(
+            index=1,
+            sub_question="What is the dividend policy?",
+            tool="search_10k",
+            query="dividend policy",
+            document_section="Item 5",
+            strategy="keyword",
+            candidates=0,
+        ),
+    ]
+    draft = offline_write(WriterInput(question="q", steps=steps), DEPS)
+    answer, citations = assemble_report(draft, {"S1-E1": risk})
+    assert "[1]" in answer and len(citations) == 1
+    assert citations[0].quote == card.claim and citations[0].chunk_id == "chunk-S1-E1"
+    assert "No supporting passage found" in answer and '"dividend policy"' in answer and "Item 5" in answer
+    checked = validate_answer(answer, citations, None, chunk_text=lambda ids: {"chunk-S1-E1": RISK_TEXT})
+    assert checked.ok
+
+
+def test_quotes_and_escaping() -> None:
+    assert best_quote("reduce our gross margin", RISK_TEXT).startswith("Competitors may introduce")
+    assert escape_markdown("[1] *bold* <b>$5</b>") == r"\[1\] \*bold\* \<b\>\$5\</b\>"

@@ -1,0 +1,43 @@
+"""Sentence splitting, boilerplate detection and table rows used by extractive reading."""
+
+from __future__ import annotations
+
+from core.tools.sentences import content_terms, is_boilerplate, normalise_ws, split_sentences
+from core.tools.table_rows import table_rows
+
+
+def test_sentences_are_verbatim_and_respect_abbreviations() -> None:
+    text = "NVIDIA Corp. designs GPUs. Revenue was $26.97 billion in the U.S. and abroad.\n\nWe compete."
+    sentences = split_sentences(text)
+    assert sentences == [
+        "NVIDIA Corp. designs GPUs.",
+        "Revenue was $26.97 billion in the U.S. and abroad.",
+        "We compete.",
+    ]
+    assert all(s in text for s in sentences)
+
+
+def test_boilerplate() -> None:
+    assert is_boilerplate("This report contains forward-looking statements within the meaning of the Act.")
+    assert is_boilerplate("Item 1A. Risk Factors")
+    assert is_boilerplate("Table of Contents")
+    assert is_boilerplate("Business ........ 4   Risk Factors ........ 12")
+    assert not is_boilerplate(
+        "We face intense competition from large companies and from start-ups in every market."
+    )
+
+
+def test_terms_stem_plurals_together() -> None:
+    assert set(content_terms("risks competitors expenses")) == set(content_terms("risk competitor expense"))
+    assert normalise_ws("a\u00a0 b\n c ’") == "a b c '"
+
+
+def test_table_rows_with_headers() -> None:
+    text = (
+        "|  | 2023 |  | 2022 |\n|---|---|---|---|\n"
+        "| Research and development |  | $ 7,339 |  | $ 5,268 |\n| Notes | see below |"
+    )
+    rows = table_rows(text)
+    assert len(rows) == 1
+    assert rows[0].rendered == "Research and development: $ 7,339 (2023); $ 5,268 (2022)"
+    assert rows[0].line in text
