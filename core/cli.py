@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.config import Settings
+from core.graph.cli_commands import add_research_commands
 from core.models import Chunk
 from core.service import Workbench
 
@@ -83,6 +84,36 @@ def cmd_delete(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_retrieve(args: argparse.Namespace) -> int:
+    """One pass of the retrieval funnel, printed as JSON."""
+    result = _workbench(args).retrieve(
+        args.query,
+        strategy=args.strategy,
+        section=args.section,
+        filing_ids=args.filing,
+        k=args.k,
+        top_n=args.top_n,
+    )
+    _print_json(
+        {
+            "query": result.query,
+            "strategy": result.strategy,
+            "justification": result.justification,
+            "section_filter": result.section_filter,
+            "filing_filter": result.filing_filter,
+            "widened": result.widened,
+            "widen_note": result.widen_note,
+            "reranker": result.reranker,
+            "seconds": round(result.seconds, 4),
+            "chunks": [
+                {**chunk_record(s.chunk), "score": s.score, "scores": s.scores.model_dump(exclude_none=True)}
+                for s in result.chunks
+            ],
+        }
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand; each takes --data-dir."""
     common = argparse.ArgumentParser(add_help=False)
@@ -101,21 +132,15 @@ def build_parser() -> argparse.ArgumentParser:
     add("chunks", cmd_chunks, "print chunks as JSON Lines").add_argument("--filing", default=None)
     add("filings", cmd_filings, "list ingested filings")
     add("delete", cmd_delete, "delete a filing").add_argument("filing_id")
-    for register in _extension_commands():
-        register(sub, common)
+    retrieve = add("retrieve", cmd_retrieve, "search the ingested filings")
+    retrieve.add_argument("query")
+    retrieve.add_argument("--strategy", choices=["auto", "vector", "keyword", "hybrid"], default="auto")
+    retrieve.add_argument("--section", default=None, help='a 10-K Item, e.g. "Item 7"')
+    retrieve.add_argument("--filing", action="append", default=None, help="filing id (repeatable)")
+    retrieve.add_argument("--k", type=int, default=None, help="candidates retrieved (default from settings)")
+    retrieve.add_argument("--top-n", type=int, default=None, help="evidence kept after reranking")
+    add_research_commands(sub, common)
     return parser
-
-
-def _extension_commands() -> list[Callable]:
-    """Subcommands defined next to the features they drive (retrieval, research)."""
-    registrars = []
-    try:
-        from core.graph.cli_commands import add_research_commands
-
-        registrars.append(add_research_commands)
-    except ImportError:
-        pass
-    return registrars
 
 
 def main(argv: list[str] | None = None) -> int:

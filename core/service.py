@@ -9,9 +9,13 @@ from functools import cached_property
 from pathlib import Path
 
 from core.config import Settings
+from core.graph.deps import EventCallback, build_deps
+from core.graph.records import RunRecord, RunSummary
+from core.graph.runner import ResearchRunner
 from core.index.store import IndexStore
 from core.ingest.pipeline import ProgressCallback, ingest_file
-from core.models import Chunk, Filing, IngestResult, SectionSummary, section_rank
+from core.models import Chunk, Filing, IngestResult, Plan, SearchResult, SectionSummary, section_rank
+from core.retrieval.retriever import Retriever, StrategyChoice
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +96,96 @@ class Workbench:
     def delete_filing(self, filing_id: str) -> bool:
         return self.store.delete_filing(filing_id)
 
+    # --- Retrieval ---------------------------------------------------------------------------
+
+    @cached_property
+    def retriever(self) -> Retriever:
+        return Retriever(self.store, self.settings)
+
+    def retrieve(
+        self,
+        query: str,
+        *,
+        strategy: StrategyChoice = "auto",
+        section: str | None = None,
+        filing_ids: list[str] | None = None,
+        k: int | None = None,
+        top_n: int | None = None,
+    ) -> SearchResult:
+        """One pass of the retrieval funnel: strategy, Item-filtered search, rerank."""
+        return self.retriever.search(
+            query, strategy=strategy, section=section, filings=filing_ids, k=k, top_n=top_n
+        )
+
+    # --- Research ----------------------------------------------------------------------------
+
+    @cached_property
+    def runner(self) -> ResearchRunner:
+        return ResearchRunner(self.settings, lambda: build_deps(self.settings, store=self.store))
+
+    def start_research(
+        self,
+        question: str,
+        filing_ids: list[str],
+        *,
+        step_mode: bool = False,
+        max_steps: int | None = None,
+        on_event: EventCallback | None = None,
+    ) -> RunRecord:
+        """Plan a question and stop at the plan review."""
+        return self.runner.start(
+            question, filing_ids, step_mode=step_mode, max_steps=max_steps, on_event=on_event
+        )
+
+    def approve_plan(
+        self, run_id: str, plan: Plan | None = None, on_event: EventCallback | None = None
+    ) -> RunRecord:
+        """Approve the plan (as proposed, or as the analyst edited it) and run."""
+        return self.runner.approve_plan(run_id, plan, on_event=on_event)
+
+    def continue_run(
+        self, run_id: str, remaining_plan: Plan | None = None, on_event: EventCallback | None = None
+    ) -> RunRecord:
+        """Continue after a step pause (optionally with an edited remaining plan) or after a crash."""
+        return self.runner.continue_run(run_id, remaining_plan, on_event=on_event)
+
+    def finish_early(self, run_id: str, on_event: EventCallback | None = None) -> RunRecord:
+        """Skip the remaining steps and write the report."""
+        return self.runner.finish_early(run_id, on_event=on_event)
+
+    def override_strategy(
+        self, run_id: str, step_index: int, strategy: str, on_event: EventCallback | None = None
+    ) -> RunRecord:
+        """Re-run one step with the analyst's retrieval strategy."""
+        return self.runner.override_strategy(run_id, step_index, strategy, on_event=on_event)
+
+    def get_run(self, run_id: str) -> RunRecord:
+        return self.runner.get(run_id)
+
+    def list_runs(self) -> list[RunSummary]:
+        return self.runner.list_runs()
+
+    # --- Settings ----------------------------------------------------------------------------
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Use new settings from now on; components built from the old ones are rebuilt lazily."""
+        index_changed = (
+            settings.embedding_model,
+            settings.chroma_host,
+            settings.chroma_port,
+            settings.data_dir,
+        ) != (
+            self.settings.embedding_model,
+            self.settings.chroma_host,
+            self.settings.chroma_port,
+            self.settings.data_dir,
+        )
+        with self._lock:
+            self.settings = settings
+            # A run in progress keeps the objects it holds; the next call builds fresh ones.
+            for name in ("retriever", "runner") + (("store",) if index_changed else ()):
+                self.__dict__.pop(name, None)
+
 
 _WORKBENCHES: dict[tuple, Workbench] = {}
 _WORKBENCHES_LOCK = threading.Lock()
@@ -104,6 +198,6 @@ def get_workbench(settings: Settings) -> Workbench:
         bench = _WORKBENCHES.get(key)
         if bench is None:
             bench = _WORKBENCHES[key] = Workbench(settings)
-        else:
-            bench.settings = settings  # settings that need no re-indexing apply at once
+        elif bench.settings != settings:
+            bench.apply_settings(settings)
         return bench
