@@ -43,6 +43,27 @@ class ReportWriter(Protocol):
     def reference(self, number: int, runs: Sequence[Run], quote: str | None) -> None: ...
 
 
+def _heading_text(block: AnswerBlock) -> str:
+    return "".join(run.text for run in block.runs).strip().lower() if block.kind == "heading" else ""
+
+
+def answer_body(answer: str, known: set[int]) -> list[AnswerBlock]:
+    """The answer's blocks without its own 'Answer' heading or a fully resolvable trailing 'Sources' list."""
+    # The report prints both itself (heading and References); repeating them only adds noise.
+    blocks = parse_answer(answer)
+    if blocks and _heading_text(blocks[0]) == "answer":
+        blocks = blocks[1:]
+    for index, block in enumerate(blocks):
+        if _heading_text(block) in {"sources", "references"}:
+            tail = blocks[index + 1 :]
+            if tail and all(
+                b.kind in {"bullet", "ordered"} and b.runs[0].cite is not None and b.runs[0].cite in known
+                for b in tail
+            ):
+                return blocks[:index]
+    return blocks
+
+
 def _answer_blocks(writer: ReportWriter, blocks: list[AnswerBlock], known: set[int]) -> None:
     # Citations without a reference stay literal text; they are listed as flagged below.
     runs = [
@@ -202,13 +223,7 @@ def compose_report(record: RunRecord, writer: ReportWriter) -> None:
     writer.fields(metadata_rows(record))
 
     writer.heading("Answer", 2)
-    blocks = parse_answer(record.answer)
-    if (
-        blocks
-        and blocks[0].kind == "heading"
-        and "".join(r.text for r in blocks[0].runs).strip().lower() == "answer"
-    ):
-        blocks = blocks[1:]  # the writer's own "Answer" heading would repeat ours
+    blocks = answer_body(record.answer, known)
     if not blocks:
         writer.paragraph([Run(f"No answer has been written yet (run status: {record.status}).")])
     pending: list[AnswerBlock] = []

@@ -150,3 +150,14 @@ def test_answer_markdown_escapes_are_read_not_doubled(record) -> None:
     md = report_markdown(record)
     assert "Revenue was \\$422\\.6 million [\\[3\\]](#ref-3)" in md
     assert "*No web evidence\\: web search unavailable\\.*" in md
+
+
+def test_answer_source_list_is_replaced_by_references_only_when_fully_resolvable(record) -> None:
+    body = "Revenue grew [3].\n\n### Sources\n- [3] Northwind 10-K, Item 7, p. 11: “Total revenue grew”\n"
+    record.answer = body
+    md = report_markdown(record)
+    assert "Sources" not in md.split("## References")[0]
+    # A Sources list with an item that is not a resolvable citation is kept as written.
+    record.answer = body + "- See also the 2024 filing.\n"
+    md = report_markdown(record)
+    assert "#### Sources" in md and "See also the 2024 filing" in md
