@@ -32,14 +32,15 @@ def next_step_id(existing: list[str]) -> str:
     return f"s{max(numbers, default=0) + 1}"
 
 
-def ensure_step_ids(plan: Plan) -> Plan:
-    """Give steps with empty or duplicate ids a fresh id, keeping every other id as it is."""
+def ensure_step_ids(plan: Plan, reserved: list[str] | None = None) -> Plan:
+    """Give steps with empty or duplicate ids a fresh id (never one in `reserved`), keeping the others."""
     seen: list[str] = []
     steps = []
     for step in plan.steps:
         step_id = step.step_id.strip() if step.step_id else ""
         if not step_id or step_id in seen:
-            step_id = next_step_id(seen + [s.step_id for s in plan.steps])
+            # A deleted step's id is reserved too: reusing it would read as an edit, not an addition.
+            step_id = next_step_id(seen + [s.step_id for s in plan.steps] + list(reserved or []))
         seen.append(step_id)
         steps.append(step.model_copy(update={"step_id": step_id}))
     return Plan(steps=steps, rationale=plan.rationale)

@@ -44,18 +44,21 @@ def filing_infos(deps: ResearchDeps, filing_ids: list[str]) -> list[FilingInfo]:
     return infos
 
 
-def _clean(plan: Plan) -> Plan:
+def _clean(plan: Plan, reserved: list[str]) -> Plan:
     steps = []
     for step in plan.steps:
         section = normalise_section(step.document_section) if step.tool == "search_10k" else None
         steps.append(step.model_copy(update={"document_section": section}))
-    return ensure_step_ids(Plan(steps=steps, rationale=plan.rationale))
+    return ensure_step_ids(Plan(steps=steps, rationale=plan.rationale), reserved)
 
 
 def apply_plan_edit(state: ResearchState, new_plan: Plan) -> dict[str, Any]:
     """State update for an analyst's plan: the plan, plus a history version listing what changed."""
     old = load_plan(state)
-    new = _clean(new_plan)
+    reserved = [
+        s.step_id for v in state.get("plan_history") or [] for s in PlanVersion.model_validate(v).plan.steps
+    ]
+    new = _clean(new_plan, reserved)
     changes = diff_plans(old, new)
     if not changes:
         return {}

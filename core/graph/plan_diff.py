@@ -29,7 +29,9 @@ def _field_changes(old: PlanStep, new: PlanStep, position: int) -> list[str]:
         )
         changes.append(f"{prefix}: keywords {'; '.join(parts) or 'reordered'}")
     if old.filing_id != new.filing_id:
-        changes.append(f"{prefix}: filing changed from {old.filing_id or 'all'} to {new.filing_id or 'all'}")
+        changes.append(
+            f"{prefix}: filing changed from {(old.filing_id or 'all')[:12]} to {(new.filing_id or 'all')[:12]}"
+        )
     return changes
 
 
