@@ -144,7 +144,7 @@ class PdfWriter:
 
     def heading(self, text: str, level: int, anchor: str | None = None) -> None:
         size = _SIZES.get(level, 10.5)
-        if self.pdf.will_page_break(size * 2):
+        if self.pdf.will_page_break(size * 2 + 20):  # keep a heading with what follows it
             self.pdf.add_page()
         self.pdf.ln(3 if level > 1 else 0)
         self._font("B", size)
