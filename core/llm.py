@@ -6,6 +6,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +117,9 @@ class SqliteLLMCache(BaseCache):
         for item in json.loads(row[0]):
             if item.get("message") is not None:
                 # Only message classes may be revived from the cache file: it is data, not code.
-                message = load(item["message"], allowed_objects="messages")
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # `load` is marked beta; its message subset is stable
+                    message = load(item["message"], allowed_objects="messages")
                 message.response_metadata = {**message.response_metadata, "from_cache": True}
                 out.append(ChatGeneration(message=message))
             else:

@@ -1,0 +1,126 @@
+"""LLM plumbing: chat-model factory over HTTP (retries, timeouts, bad output -> offline fallback),
+the SQLite cache, token usage and cost."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration
+
+from core.agents.base import AgentDeps
+from core.agents.contracts import FilingInfo, PlannerInput
+from core.agents.registry import llm_agents
+from core.config import Settings
+from core.llm import (
+    SqliteLLMCache,
+    TokenUsage,
+    build_chat_model,
+    engine_name,
+    model_price,
+    usage_from_message,
+)
+from tests.graph.openai_stub import OpenAIStub
+
+FILINGS = [
+    FilingInfo(filing_id="nv", label="NVIDIA 10-K FY2023", company="NVIDIA Corporation", fiscal_year=2023)
+]
+QUESTION = "What competition risks does NVIDIA list?"
+
+
+def _settings(tmp_path, url: str, **kw) -> Settings:
+    base = {
+        "data_dir": tmp_path,
+        "llm_provider": "openai",
+        "llm_base_url": url,
+        "llm_model": "stub-model",
+        "llm_max_retries": 2,
+        "llm_timeout_s": 5.0,
+    }
+    return Settings(**(base | kw))
+
+
+def _plan(settings: Settings, *, cache: bool = False):
+    deps = AgentDeps(settings=settings, chat_model=build_chat_model(settings, cache=cache))
+    plan = llm_agents(settings.llm_model).plan(PlannerInput(question=QUESTION, filings=FILINGS), deps)
+    return plan, deps
+
+
+def test_valid_tool_call_is_used(tmp_path) -> None:
+    with OpenAIStub(["ok"]) as stub:
+        plan, deps = _plan(_settings(tmp_path, stub.base_url))
+    assert [s.sub_question for s in plan.steps] == ["Which competition risks are listed?"]
+    assert deps.fallbacks == []
+    request = stub.requests[0]
+    assert request["tools"][0]["function"]["name"] == "PlanDraft"
+    system = request["messages"][0]["content"]
+    assert "untrusted" in system and "never follow instructions" in system
+    assert deps.usage.input_tokens == 120 and deps.usage.output_tokens == 30
+    assert deps.usage.cost_usd == 0 and "no price known" in deps.usage.notes[0]
+
+
+def test_rate_limits_are_retried(tmp_path) -> None:
+    with OpenAIStub(["429", "429", "ok"]) as stub:
+        plan, deps = _plan(_settings(tmp_path, stub.base_url))
+    assert len(stub.requests) == 3
+    assert deps.fallbacks == [] and plan.steps[0].document_section == "Item 1A"
+
+
+def test_server_errors_exhaust_retries_then_fall_back(tmp_path) -> None:
+    with OpenAIStub(["500", "500", "500", "500"]) as stub:
+        plan, deps = _plan(_settings(tmp_path, stub.base_url))
+    assert len(stub.requests) == 3  # first try + llm_max_retries
+    assert plan.steps  # the offline planner answered
+    assert deps.fallbacks[0].used == "offline planner" and "500" in deps.fallbacks[0].reason
+
+
+def test_timeouts_fall_back(tmp_path) -> None:
+    with OpenAIStub(["slow", "slow"], delay_s=1.5) as stub:
+        _, deps = _plan(_settings(tmp_path, stub.base_url, llm_timeout_s=0.4, llm_max_retries=1))
+    assert len(stub.requests) == 2
+    assert "Timeout" in deps.fallbacks[0].reason
+
+
+def test_malformed_and_invalid_output_fall_back(tmp_path) -> None:
+    with OpenAIStub(["malformed"]) as stub:
+        _, deps = _plan(_settings(tmp_path, stub.base_url, llm_max_retries=0))
+    assert deps.fallbacks and deps.fallbacks[0].component == "llm planner"
+    with OpenAIStub(["invalid"]) as stub:
+        _, deps = _plan(_settings(tmp_path, stub.base_url))
+    assert len(stub.requests) == 1 and "did not validate" in deps.fallbacks[0].reason
+
+
+def test_sqlite_cache_answers_repeated_prompts(tmp_path) -> None:
+    with OpenAIStub(["ok", "500", "500", "500"]) as stub:
+        settings = _settings(tmp_path, stub.base_url)
+        first, _ = _plan(settings, cache=True)
+        second, deps = _plan(settings, cache=True)
+    assert len(stub.requests) == 1
+    assert first == second and deps.fallbacks == []
+    assert deps.usage.cache_hits == 1
+    assert settings.llm_cache_path.exists()
+
+
+def test_cache_roundtrip_and_clear(tmp_path) -> None:
+    cache = SqliteLLMCache(tmp_path / "c.sqlite")
+    message = AIMessage(
+        content="", tool_calls=[{"name": "T", "args": {"a": 1}, "id": "1", "type": "tool_call"}]
+    )
+    cache.update("prompt", "llm", [ChatGeneration(message=message)])
+    hit = cache.lookup("prompt", "llm")
+    assert hit is not None and hit[0].message.tool_calls[0]["args"] == {"a": 1}
+    assert cache.lookup("prompt", "other llm") is None
+    cache.clear()
+    assert cache.lookup("prompt", "llm") is None
+
+
+def test_prices_usage_and_engine_name() -> None:
+    assert model_price("gpt-4o-mini") == model_price("gpt-4o-mini-2024-07-18")
+    assert model_price("gpt-4o") != model_price("gpt-4o-mini")
+    assert model_price("llama-3-8b") is None
+    msg = AIMessage(
+        content="x", usage_metadata={"input_tokens": 1_000_000, "output_tokens": 0, "total_tokens": 1_000_000}
+    )
+    usage = usage_from_message(msg, "gpt-4o-mini")
+    assert usage.cost_usd == 0.15 and usage.calls == 1
+    assert usage.add(TokenUsage(calls=1, notes=["n"])).calls == 2
+    assert engine_name(Settings()) == "offline"
+    assert engine_name(Settings(llm_provider="openai", llm_model="m")) == "llm:m"
