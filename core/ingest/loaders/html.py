@@ -41,6 +41,8 @@ class _Walker:
 
     pages: list[list[tuple[BlockKind, str]]] = field(default_factory=lambda: [[]])
     pieces: list[_Piece] = field(default_factory=list)
+    #: Older EDGAR documents mark pages with a bare <hr> and no page-break styles at all.
+    bare_hr_breaks: bool = False
 
     # --- paragraphs ---------------------------------------------------------------------
     def flush(self) -> None:
@@ -81,7 +83,10 @@ class _Walker:
         if _BREAK_BEFORE.search(style):
             self.page_break()
         if tag == "hr":
-            if _BREAK_AFTER.search(style) or _BREAK_BEFORE.search(style) or "page" in (el.get("class") or ""):
+            paged = (
+                _BREAK_AFTER.search(style) or _BREAK_BEFORE.search(style) or "page" in (el.get("class") or "")
+            )
+            if paged or self.bare_hr_breaks:
                 self.page_break()
             self._tail(el, bold, link)
             return
@@ -196,8 +201,9 @@ def parse_html_tree(text: str):
 
 def load_html(data: bytes) -> tuple[list[RawBlock], int]:
     """Blocks of an HTML filing and its page count; a block's page is the printed page number if found."""
-    root = parse_html_tree(decode_text(data))
-    walker = _Walker()
+    text = decode_text(data)
+    root = parse_html_tree(text)
+    walker = _Walker(bare_hr_breaks=not re.search(r"(?:page-)?break-(?:before|after)", text, re.IGNORECASE))
     body = root.find("body")
     walker.walk(body if body is not None else root, False, False)
     walker.flush()
