@@ -41,6 +41,7 @@ _CONTINUES_RE = re.compile(
     re.IGNORECASE,
 )
 
+_MAX_CANDIDATES = 1500
 _CITATION_TAIL = re.compile(
     r"\b(?:sections?|of this|in this|of our|herein|below|above)\b|Form 10-K(?! Summary)", re.I
 )
@@ -243,6 +244,9 @@ def split_sections(parsed: ParsedFiling) -> list[Section]:
     if not blocks:
         return []
     cands = _candidates(blocks)
+    if len(cands) > _MAX_CANDIDATES:
+        # The choice below is quadratic; a document with thousands of "Item" lines keeps only titled ones.
+        cands = [c for c in cands if c.weight >= 1.0][:_MAX_CANDIDATES]
     chain = _choose(cands, _toc_like(cands, blocks, len(parsed.text)))
     sections: list[Section] = []
     starts: list[tuple[int, _Candidate]] = []
