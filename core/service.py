@@ -186,6 +186,27 @@ class Workbench:
             for name in ("retriever", "runner") + (("store",) if index_changed else ()):
                 self.__dict__.pop(name, None)
 
+    # --- LLM connection check (added for the Settings page) ------------------------------------
+
+    def test_llm_connection(self, settings: Settings, timeout_s: float = 10.0) -> tuple[bool, str]:
+        """One tiny chat call with `settings` (not yet applied); (ok, a message a person understands)."""
+        if settings.llm_provider == "offline":
+            return True, "The offline engine runs locally and needs no connection."
+        from core.llm import build_chat_model
+
+        quick = settings.model_copy(update={"llm_timeout_s": timeout_s, "llm_max_retries": 0})
+        where = settings.llm_base_url or "the OpenAI API"
+        try:
+            reply = build_chat_model(quick, cache=False).invoke("Reply with the single word OK.")
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a readable message
+            log.warning("LLM connection test to %s failed: %s", where, type(exc).__name__)
+            return False, _connection_problem(exc, where, settings.llm_model, timeout_s)
+        text = str(getattr(reply, "content", "") or "").strip()
+        return (
+            True,
+            f"Connected to {where}: model {settings.llm_model} answered ({text[:40] or 'empty reply'}).",
+        )
+
 
 _WORKBENCHES: dict[tuple, Workbench] = {}
 _WORKBENCHES_LOCK = threading.Lock()
@@ -201,3 +222,22 @@ def get_workbench(settings: Settings) -> Workbench:
         elif bench.settings != settings:
             bench.apply_settings(settings)
         return bench
+
+
+def _connection_problem(exc: Exception, where: str, model: str, timeout_s: float) -> str:
+    """Plain-words reason for a failed LLM call (openai exception classes matched by name)."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if "APITimeoutError" in names or "TimeoutError" in names:
+        return f"No answer from {where} within {timeout_s:g} s. Check that the server is running and not overloaded."
+    if "APIConnectionError" in names or "ConnectError" in names:
+        return f"Cannot reach {where}. Check the base URL (including http:// and the port) and that the server runs."
+    if "AuthenticationError" in names or "PermissionDeniedError" in names:
+        return f"{where} refused the API key. Paste a valid key (or check that this key may use the model)."
+    if "NotFoundError" in names:
+        return (
+            f"{where} does not know model {model!r} or the URL path is wrong "
+            "(OpenAI-compatible servers usually need the base URL to end in /v1)."
+        )
+    if "RateLimitError" in names:
+        return f"{where} answered but is rate-limiting or out of quota. Try again later or check the account."
+    return f"The call to {where} failed ({type(exc).__name__}). Details are in the server log."

@@ -13,6 +13,7 @@ from core.report.charts import (
     rerank_score_figure,
     strategy_mix_figure,
 )
+from pages.components.exports import evidence_graph_page
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +30,7 @@ def run_graph(record: RunRecord) -> None:
         "document text; the graph has no remote resources."
     )
     try:
-        from core.report.evidence_graph import evidence_graph_html
-
-        page = evidence_graph_html(record)
+        page = evidence_graph_page(record)
     except Exception as exc:
         log.exception("evidence graph of run %s failed", record.run_id)
         st.error(
