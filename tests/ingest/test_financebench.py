@@ -12,7 +12,8 @@ from core.ingest.chunker import chunk_sections
 from tests.conftest import SHARED_DATA, shared_file
 from tests.ingest.conftest import load_real, word_count
 
-pytestmark = pytest.mark.slow
+# pypdf reads the ~9,000 pages of these 55 filings in about 10 minutes on two busy cores.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 PDFS = SHARED_DATA / "financebench" / "pdfs"
 # Measured on the 55 FinanceBench 10-K PDFs present: 54 of 55 have Item 1A and Item 7 with text (CVS 2018 keeps
