@@ -1,0 +1,257 @@
+"""Research page with Streamlit's AppTest: plan review and edits, auto and step runs, override, escaping."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import REPO_ROOT, SAMPLE_DOCS
+
+SAMPLE = SAMPLE_DOCS / "northwind_10k_fy2025.html"
+SMALL = REPO_ROOT / "tests" / "fixtures" / "small_filing.txt"
+PAGE = REPO_ROOT / "pages" / "research.py"
+
+
+@pytest.fixture
+def bench(tmp_path, monkeypatch):
+    """A workbench over a fresh data directory (the one the page's cached workbench() returns)."""
+    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from core.config import get_settings
+    from pages.shared import workbench
+
+    get_settings.cache_clear()
+    workbench.clear()
+    yield workbench()
+    get_settings.cache_clear()
+    workbench.clear()
+
+
+def _page() -> AppTest:
+    return AppTest.from_file(str(PAGE), default_timeout=180)
+
+
+def _sample_question() -> str:
+    questions = json.loads((SAMPLE_DOCS / "questions.json").read_text(encoding="utf-8"))
+    return next(q["question"] for q in questions if q["id"] == "nw-01")
+
+
+def _html(at: AppTest) -> str:
+    return "\n".join(element.proto.body for element in at.get("html"))
+
+
+def _button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def _plan(at: AppTest, step_mode: bool = False) -> str:
+    """Submit the question form (prefilled) and return the new run id."""
+    if step_mode:
+        at.toggle[0].set_value(True)
+    _button(at, "Plan").click().run()
+    assert not at.exception, at.exception
+    return at.query_params["run"] if isinstance(at.query_params["run"], str) else at.query_params["run"][0]
+
+
+def test_empty_library_points_to_the_library(bench):
+    at = _page().run()
+    assert not at.exception
+    assert at.title[0].value == "Research"
+    assert any("library is empty" in info.value for info in at.info)
+    assert not at.text_area
+
+
+@pytest.mark.slow
+def test_sample_question_is_prefilled_and_plan_opens_the_editable_review(bench):
+    assert bench.ingest_paths([SAMPLE])[0].ok
+    at = _page().run()
+    assert at.text_area[0].value == _sample_question()
+
+    run_id = _plan(at)
+    record = bench.get_run(run_id)
+    assert record.status == "awaiting_plan_review"
+    editor = at.dataframe[0].value
+    assert list(editor["Sub-question"]) == [s.sub_question for s in record.plan.steps]
+    assert list(editor["step_id"]) == [s.step_id for s in record.plan.steps]
+    assert any(sub.value == "Review the plan" for sub in at.subheader)
+    assert _button(at, "Approve plan") is not None
+
+
+def test_question_without_filings_or_text_is_refused(bench):
+    assert bench.ingest_paths([SMALL])[0].ok
+    at = _page().run()
+    at.text_area[0].set_value("   ")
+    _button(at, "Plan").click().run()
+    assert any("Type a question" in w.value for w in at.warning)
+    assert "run" not in at.query_params
+    assert bench.list_runs() == []
+
+
+def test_unknown_run_in_the_url_explains_and_offers_a_new_question(bench):
+    assert bench.ingest_paths([SMALL])[0].ok
+    at = _page()
+    at.query_params["run"] = "does-not-exist"
+    at.run()
+    assert not at.exception
+    assert any("no longer exists" in e.value for e in at.error)
+    assert at.text_area, "the new-question form is shown instead"
+
+
+@pytest.mark.slow
+def test_edited_plan_is_approved_and_auto_run_renders_steps_and_cited_answer(bench):
+    assert bench.ingest_paths([SAMPLE])[0].ok
+    at = _page().run()
+    run_id = _plan(at)
+    proposed = bench.get_run(run_id).plan.steps
+    assert len(proposed) >= 2
+    # The analyst deletes the first step and moves the second one to Item 8 in the data editor.
+    at.session_state[f"plan-{run_id}"] = {
+        "edited_rows": {1: {"Item": "Item 8"}},
+        "added_rows": [],
+        "deleted_rows": [0],
+    }
+    at.run()
+    assert any("edited" in c.value for c in at.caption)
+    _button(at, "Approve plan").click().run()
+    assert not at.exception, at.exception
+
+    record = bench.get_run(run_id)
+    assert record.status == "finished"
+    assert [s.step_id for s in record.plan.steps] == [s.step_id for s in proposed[1:]]
+    assert record.plan.steps[0].document_section == "Item 8"
+    latest = record.plan_history[-1]
+    assert latest.author == "analyst"
+    assert any("Deleted step" in change for change in latest.changes)
+    assert any("Item changed" in change and "Item 8" in change for change in latest.changes)
+
+    assert [t.label for t in at.tabs] == ["Plan & steps", "Answer", "Evidence graph", "Charts"]
+    step_titles = [e.label for e in at.expander if e.label.startswith("**Step")]
+    assert len(step_titles) == len(record.steps)
+    html = _html(at)
+    known = {c.number for c in record.citations}
+    assert known, "the offline answer cites its evidence"
+    for number in known:
+        assert f'id="ref-{number}"' in html
+    for number in _cited(record.answer) & known:
+        assert f'href="#ref-{number}"' in html
+    assert 'class="wb-card filing"' in html
+    assert "<mark>" in html
+    assert len(at.get("plotly_chart")) == 4
+
+
+def _cited(answer: str) -> set[int]:
+    return {int(n) for n in re.findall(r"\[(\d+)\]", answer)}
+
+
+@pytest.mark.slow
+def test_step_mode_pauses_then_override_rerun_and_finish_now(bench):
+    assert bench.ingest_paths([SAMPLE])[0].ok
+    at = _page().run()
+    run_id = _plan(at, step_mode=True)
+    _button(at, "Approve plan").click().run()
+    assert not at.exception, at.exception
+    record = bench.get_run(run_id)
+    assert record.status == "paused_after_step"
+    assert len(record.steps) == 1
+    assert any(s.value.startswith("Paused after step 1") for s in at.subheader)
+    remaining = at.dataframe[0].value
+    assert len(remaining) == len(record.plan.steps) - 1
+
+    first = record.steps[0]
+    assert first.tool == "search_10k"
+    new_strategy = next(s for s in ("keyword", "vector", "hybrid") if s != first.strategy)
+    at.selectbox(key=f"override-{run_id}-0").set_value(new_strategy)
+    at.button(key=f"rerun-{run_id}-0").click().run()
+    assert not at.exception, at.exception
+    record = bench.get_run(run_id)
+    assert record.steps[0].strategy_override == new_strategy
+    assert record.status == "paused_after_step"
+    candidates = at.dataframe[1].value
+    assert {"Chunk", "Item", "Page", "vector", "bm25", "fused", "rerank"} <= set(candidates.columns)
+
+    _button(at, "Finish now").click().run()
+    assert not at.exception, at.exception
+    record = bench.get_run(run_id)
+    assert record.status == "finished"
+    assert len(record.steps) == 1
+    assert record.citations, "the answer cites the first step's evidence"
+    assert f'id="ref-{record.citations[0].number}"' in _html(at)
+
+
+# --- helpers of the page, without a browser ------------------------------------------------------
+
+
+def test_rows_to_plan_keeps_ids_orders_by_number_and_names_new_rows():
+    from core.models import Plan, PlanStep
+    from pages.components.plan_editor import plan_frame, rows_to_plan
+
+    original = Plan(
+        steps=[
+            PlanStep(step_id="s1", sub_question="Risks?", document_section="Item 1A", keywords=["risk"]),
+            PlanStep(step_id="s2", sub_question="Revenue?", document_section="Item 7"),
+        ]
+    )
+    frame = plan_frame(original)
+    frame.loc[0, "#"] = 3  # move step 1 last
+    frame.loc[1, "Keywords"] = "revenue, segment , ,revenue"
+    frame.loc[1, "Item"] = "any"
+    extra = pd.DataFrame([{"#": 2, "Sub-question": "Growth?", "Tool": "calculator", "Item": None}])
+    blank = pd.DataFrame([{"#": None, "Sub-question": "  "}])
+    plan, notes = rows_to_plan(pd.concat([frame, extra, blank], ignore_index=True), original)
+
+    assert [s.sub_question for s in plan.steps] == ["Revenue?", "Growth?", "Risks?"]
+    assert plan.steps[0].step_id == "s2" and plan.steps[2].step_id == "s1"
+    assert plan.steps[1].step_id not in {"s1", "s2"}
+    assert plan.steps[0].keywords == ["revenue", "segment"]
+    assert plan.steps[0].document_section is None
+    assert plan.steps[1].tool == "calculator"
+    assert plan.steps[2].document_section == "Item 1A"
+    assert len(notes) == 1 and "no sub-question" in notes[0]
+
+
+def test_highlight_escapes_document_text_before_marking_terms():
+    from pages.components.evidence_cards import highlight_html
+
+    hostile = 'Revenue <script>alert(1)</script> grew; <img src=x onerror="alert(2)"> revenue & "risk"'
+    html = highlight_html(hostile, ["revenue", "script", "risk"])
+    assert "<script" not in html and "<img" not in html
+    assert "&lt;<mark>script</mark>&gt;" in html
+    assert html.count("<mark>") == 5
+    assert "&amp;" in html and "&quot;<mark>risk</mark>&quot;" in html
+    # Only our own <mark> tags remain once the escaped text is removed.
+    assert set(re.findall(r"<(/?\w+)", html)) == {"mark", "/mark"}
+
+
+def test_candidates_table_places_each_score_in_its_stage():
+    from core.graph.records import CandidateRef, StepRecord
+    from core.models import Evidence, StageScores
+    from pages.components.step_panel import candidates_frame
+
+    step = StepRecord(
+        index=0,
+        step_id="s1",
+        sub_question="q",
+        tool="search_10k",
+        strategy="keyword",
+        candidates=[
+            CandidateRef(chunk_id="c1", section="Item 7", page=3, score=4.2),
+            CandidateRef(chunk_id="c2", section="Item 7", page=4, score=2.0),
+        ],
+        evidence=[
+            Evidence(
+                evidence_id="S1-E1",
+                text="t",
+                chunk_id="c2",
+                scores=StageScores(bm25=2.0, rerank=0.9),
+            )
+        ],
+    )
+    frame = candidates_frame(step)
+    assert list(frame["Chunk"]) == ["c1", "c2"]
+    assert frame.loc[0, "bm25"] == 4.2 and pd.isna(frame.loc[0, "rerank"])
+    assert frame.loc[1, "rerank"] == 0.9
+    assert list(frame["Kept"]) == [False, True]
