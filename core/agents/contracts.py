@@ -65,6 +65,9 @@ class DistilInput(BaseModel):
     keywords: list[str] = Field(default_factory=list)
     evidence: list[Evidence] = Field(default_factory=list)
     known_claims: list[str] = Field(default_factory=list)
+    exclude_terms: list[str] = Field(
+        default_factory=list, description="Words that say nothing about relevance here (the company's name)."
+    )
     max_cards: int = 4
 
 

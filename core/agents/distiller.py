@@ -51,7 +51,14 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
     for rank, ev in enumerate(usable):
         for sentence in split_sentences(ev.text):
             words = len(sentence.split())
-            if words < 7 or words > 110 or is_boilerplate(sentence) or sentence in seen:
+            # Pipes mean a flattened table, not prose; tables are read row by row below.
+            if (
+                words < 7
+                or words > 110
+                or sentence.count("|") >= 2
+                or is_boilerplate(sentence)
+                or sentence in seen
+            ):
                 continue
             # Chunks cut sentences at their edges: a fragment is not a claim anyone can cite.
             # A sentence ending in ":" only introduces a list.
@@ -65,8 +72,10 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
         if numeric:
             # Filings put many figures only in tables: a labelled row is a citable fact too.
             for row in table_rows(ev.text):
-                if row.rendered not in seen:
-                    seen.add(row.rendered)
+                # The same row often appears in two tables (segment note and MD&A): one card.
+                key = f"{row.label.lower()}|{'|'.join(row.values)}"
+                if row.rendered not in seen and key not in seen:
+                    seen.update({row.rendered, key})
                     out.append(
                         _Sentence(row.rendered, ev.evidence_id, rank, set(content_terms(row.rendered)), True)
                     )
@@ -75,7 +84,8 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
 
 def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> None:
     keyword_terms = {t for k in inputs.keywords for t in content_terms(k)}
-    query_terms = set(content_terms(inputs.sub_question)) | keyword_terms
+    excluded = {t for term in inputs.exclude_terms for t in content_terms(term)}
+    query_terms = (set(content_terms(inputs.sub_question)) | keyword_terms) - excluded
     n = len(sentences) or 1
     # Rare terms in this evidence pool say more about relevance than terms every sentence shares.
     idf = {t: math.log(1 + n / (1 + sum(t in s.terms for s in sentences))) for t in query_terms}

@@ -18,11 +18,21 @@ from core.tools.sentences import STOPWORDS
 _TOPIC_ITEMS: list[tuple[str, re.Pattern[str]]] = [
     (
         "Item 7A",
-        re.compile(r"market risk|interest rate risk|foreign (currency|exchange)|exchange rate|hedg", re.I),
+        re.compile(
+            r"market risk|interest rate risk|foreign (currenc|exchange)|exchange rate|hedg|basis point|sofr|libor"
+            r"|sensitivity|hypothetical|adverse (move|change)|rising (interest )?rates|exposed to|exposure",
+            re.I,
+        ),
     ),
-    ("Item 3", re.compile(r"legal|litigation|lawsuit|proceeding|settlement", re.I)),
+    (
+        "Item 3",
+        re.compile(r"legal|litigation|lawsuit|proceeding|settlement|allege|defendant|plaintiff", re.I),
+    ),
     ("Item 1C", re.compile(r"cyber", re.I)),
-    ("Item 1A", re.compile(r"risk|threat|uncertaint|vulnerab", re.I)),
+    (
+        "Item 1A",
+        re.compile(r"risk|threat|uncertaint|vulnerab|dependen|single source|sole source|concentrat", re.I),
+    ),
     (
         "Item 8",
         re.compile(
@@ -44,7 +54,8 @@ _TOPIC_ITEMS: list[tuple[str, re.Pattern[str]]] = [
     (
         "Item 1",
         re.compile(
-            r"competi|business|product|customer|supplier|employee|strategy|compete|human capital", re.I
+            r"competi|business|product|customer|supplier|manufactur|employee|strategy|compete|human capital",
+            re.I,
         ),
     ),
     ("Item 11", re.compile(r"executive compensation", re.I)),
@@ -54,7 +65,7 @@ _PREAMBLE_RE = re.compile(
     r"^\s*(?:from|in|according to|based on|using|per)\s+[^,?]{0,80}?(?:10-?k|filing|annual report|report)\b[^,?]*,\s*",
     re.I,
 )
-_QUESTION_WORDS = r"how|what|why|which|where|when|whether|who|assess|compare|find|list|describe|explain|evaluate|calculate|compute|identify|summari[sz]e|check|determine|estimate"
+_QUESTION_WORDS = r"by how much|how|what|why|which|where|when|whether|who|assess|compare|find|list|describe|explain|evaluate|calculate|compute|identify|summari[sz]e|check|determine|estimate"
 _SPLIT_RE = re.compile(
     rf";|\?\s+|\.\s+(?=[A-Z])|\bthen\b|,\s*(?:and\s+)?(?=(?:{_QUESTION_WORDS})\b)|\s+and\s+(?=(?:{_QUESTION_WORDS})\b)",
     re.I,
@@ -66,7 +77,7 @@ _COORD_RE = re.compile(
 )
 _TIME_SENSITIVE_RE = re.compile(
     r"\b(latest|recent(ly)?|news|current(ly)?|today|this (year|quarter|month)|upcoming|announce(d|ments?)?"
-    r"|since the filing|after the filing|moves?)\b",
+    r"|since the filing|after the filing)\b",
     re.I,
 )
 # Well-known issuers that a question may name although their filing is not selected.
@@ -174,6 +185,28 @@ def _scope_company(question: str, filings: list[FilingInfo]) -> str | None:
     return names[0] if len(names) == 1 else None
 
 
+_HYPOTHETICAL_RE = re.compile(r"\b(would|could|if|hypothetical|sensitivity)\b", re.I)
+# Joins a clause that points back at the one before it; pronouns after it are left alone.
+MERGED = "; and"
+_GIVEN_RE = re.compile(r"^(given|considering|in light of|because of)\s+", re.I)
+_PRONOUN_RE = re.compile(r"\b(it|its|they|them|their|this|that|these|those)\b", re.I)
+
+
+def _merge_dangling(clauses: list[str]) -> list[str]:
+    """Clauses that only point back ("and what does it allege") join the clause they depend on;
+    a "Given X" premise becomes a clause about X."""
+    out: list[str] = []
+    for clause in clauses:
+        clause = _GIVEN_RE.sub("", clause)
+        topic = item_for(clause)
+        dangling = topic is None and not _METRIC_RE.search(clause)
+        if out and _PRONOUN_RE.search(clause) and (dangling or topic == item_for(out[-1])):
+            out[-1] = f"{out[-1]}{MERGED} {clause[0].lower()}{clause[1:]}"
+        else:
+            out.append(clause)
+    return out
+
+
 def split_clauses(question: str) -> list[str]:
     """The question's clauses: split on ';', '?', 'then', and ', and how/what/...'; preamble dropped."""
     body = _PREAMBLE_RE.sub("", question.strip())
@@ -181,6 +214,7 @@ def split_clauses(question: str) -> list[str]:
     clauses = [
         p for p in parts if len([w for w in re.findall(r"[\w&]+", p) if w.lower() not in STOPWORDS]) >= 1
     ]
+    clauses = _merge_dangling(clauses)
     out: list[str] = []
     for clause in clauses:
         m = _COORD_RE.search(clause)
@@ -239,6 +273,9 @@ def _is_outside(clause: str, filings: list[FilingInfo]) -> bool:
 def _resolve_pronouns(clause: str, company: str | None) -> str:
     if not company:
         return clause
+    if MERGED in clause:
+        head, tail = clause.split(MERGED, 1)
+        return _resolve_pronouns(head, company) + MERGED + tail
     clause = re.sub(r"\bits\b", f"{company}'s", clause)
     return re.sub(r"\b(does|did|do|has|is) it\b", rf"\1 {company}", clause)
 
@@ -251,6 +288,9 @@ def _as_question(clause: str) -> str:
         re.I,
     ):
         return text.rstrip(".") + "?"
+    if not re.match(rf"^(?:{_QUESTION_WORDS}|is|are|does|do|did|was|were|has|have|can|will)\b", text, re.I):
+        # A bare topic ("Northwind's dependence on one manufacturer") becomes a question about it.
+        return f"What does the filing say about {clause.rstrip('?.')}?"
     return text.rstrip("?") + "."
 
 
@@ -285,7 +325,8 @@ def offline_plan(inputs: PlannerInput, deps: AgentDeps) -> Plan:
             steps.append(DraftStep(sub_question=_as_question(text), tool="search_web", keywords=keywords))
             continue
         operation = detect_operation(text)
-        if operation and _METRIC_RE.search(text):
+        # "What would a 100 bp rise do" is a sensitivity the filing states, not a change to compute.
+        if operation and _METRIC_RE.search(text) and not _HYPOTHETICAL_RE.search(text):
             steps.append(
                 DraftStep(
                     sub_question=f"What figures does the filing report for {_metric_phrase(text, company)}?",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from core.agents.base import AgentDeps
 from core.agents.contracts import ReflectInput
 from core.agents.structured import structured_call
@@ -10,6 +12,51 @@ from core.prompts import REFLECTOR_HUMAN, REFLECTOR_SYSTEM
 from core.tools.sentences import content_terms
 
 _CONFIRMED = 0.5
+# Question words that are not things to find in a filing.
+_NOT_TOPICS = {
+    "much",
+    "many",
+    "hold",
+    "end",
+    "often",
+    "fastest",
+    "three",
+    "two",
+    "base",
+    "move",
+    "growth",
+    "change",
+    "compare",
+    "spending",
+    "segment",
+    "figures",
+    "report",
+    "filing",
+    "amount",
+    "level",
+    "total",
+}
+_EXPANSIONS = {"r&d": "research development", "capex": "capital expenditures", "sg&a": "selling general"}
+
+
+def missing_keywords(keywords: list[str], text: str) -> list[str]:
+    """Topic keywords none of whose words (by 5-letter prefix) occur in `text`."""
+    prefixes = {t[:5] for t in content_terms(text)}
+    years = set(re.findall(r"(?:19|20)\d{2}", text))
+    missing = []
+    for keyword in keywords:
+        low = keyword.lower()
+        if low in _NOT_TOPICS or len(low) < 3:
+            continue
+        year = re.fullmatch(r"(?:fy|fiscal\s*)?((?:19|20)\d{2})", low)
+        if year:
+            if year.group(1) not in years:
+                missing.append(keyword)
+            continue
+        terms = content_terms(_EXPANSIONS.get(low, keyword))
+        if terms and not any(t[:5] in prefixes for t in terms):
+            missing.append(keyword)
+    return missing
 
 
 def _short(text: str, limit: int = 220) -> str:
@@ -26,10 +73,7 @@ def offline_reflect(inputs: ReflectInput, deps: AgentDeps) -> ResearchNote:
         reason = f" ({inputs.evidence_note})" if inputs.evidence_note else ""
         open_questions.append(f"Nothing in {where} answered: {inputs.sub_question}{reason}")
     else:
-        found = set()
-        for ev in inputs.evidence:
-            found |= set(content_terms(ev.text))
-        missing = [k for k in inputs.keywords if not set(content_terms(k)) <= found]
+        missing = missing_keywords(inputs.keywords, " ".join(ev.text for ev in inputs.evidence))
         if missing:
             open_questions.append("Not found in the evidence: " + ", ".join(missing))
         if not confirmed:

@@ -62,19 +62,39 @@ def salient_terms(claims: list[str], *, exclude: set[str], limit: int = 3) -> li
     return ranked[:limit]
 
 
+_SUFFIX_RE = re.compile(
+    r"[,\s]+(inc|incorporated|corp|corporation|co|company|ltd|plc|llc|holdings|group)\.?$", re.I
+)
+
+
+def strip_company(query: str, company: str | None) -> str:
+    """Drop the company's name from a query already scoped to its filing: the name only pulls the search
+    towards cover pages and company overviews."""
+    if not company:
+        return query
+    full = _SUFFIX_RE.sub("", company.strip())
+    names = sorted({full, full.split()[0]} - {""}, key=len, reverse=True)
+    out = query
+    for name in names:
+        out = re.sub(rf"\b{re.escape(name)}(?:['’]s?)?(?=\W|$)\s*", "", out, flags=re.I)
+    out = re.sub(r"\s+", " ", out).strip(" ,")
+    return out if len(out.split()) >= 2 else query
+
+
 def offline_rewrite(inputs: RewriteInput, deps: AgentDeps) -> RewrittenQuery:
     """Sub-question minus its synthesis wording, plus its keywords, plus earlier findings' key terms when
     it refers back to them and cannot stand alone."""
     query = inputs.sub_question.strip().rstrip("?.")
     refers_back = bool(_REFERENCE_RE.search(query))
     query = re.sub(r"\s+", " ", _SYNTHESIS_RE.sub(" ", query)).strip() or inputs.sub_question
+    query = strip_company(query, inputs.company)
     present = set(tokenize(query))
     added: list[str] = []
     for keyword in inputs.keywords:
         if not set(tokenize(keyword)) <= present:
             added.append(keyword)
             present |= set(tokenize(keyword))
-    own = {t for t in present if t not in _BORING and len(t) > 2 and t != (inputs.company or "").lower()}
+    own = {t for t in present if t not in _BORING and len(t) > 2}
     # Earlier findings complete a query that cannot stand alone ("assess how they change those risks");
     # added to a self-sufficient query ("R&D expenses") they only pull the search off target.
     if refers_back and len(own) < 2 and (inputs.earlier_keywords or inputs.earlier_claims):

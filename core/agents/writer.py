@@ -54,6 +54,9 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
                 break
         answered += bool(claims)
         gap = None if claims else describe_search(step, filings)
+        if claims and step.note and step.note.open_questions:
+            # Say what the passages did not cover rather than let the cited ones imply it.
+            gap = "Open: " + "; ".join(step.note.open_questions)
         sections.append(
             ReportSection(heading=f"{step.index + 1}. {step.sub_question}", claims=claims, gap=gap)
         )

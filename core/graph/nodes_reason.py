@@ -46,6 +46,7 @@ def distil_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
                 keywords=rec.keywords,
                 evidence=rec.evidence,
                 known_claims=known_claims,
+                exclude_terms=[f.company for f in filing_infos(deps, list(state.get("filing_ids") or []))],
             ),
             adeps,
         ).cards

@@ -30,7 +30,7 @@ from core.tools.web_search import search_web as web_search_tool
 def _company(deps: ResearchDeps, state: ResearchState, filing_id: str | None) -> str | None:
     ids = [filing_id] if filing_id else list(state.get("filing_ids") or [])
     infos = filing_infos(deps, ids[:1]) if len(ids) == 1 else []
-    return infos[0].company.split(" ")[0] if infos else None
+    return infos[0].company if infos else None
 
 
 @instrumented("rewrite_query")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -16,6 +17,7 @@ from core.tools.calculator import (
 )
 from core.tools.figures import Figure, find_figures, format_amount
 from core.tools.sentences import content_terms, split_sentences
+from core.tools.table_rows import table_rows
 
 Operation = str  # "growth" | "ratio" | "difference" | "expression"
 
@@ -67,9 +69,94 @@ class _Located:
     score: float
 
 
+@dataclass
+class _Pair:
+    current: Figure
+    prior: Figure
+    sentence: str
+    evidence_id: str
+    score: float
+
+
+_CUE_RE = re.compile(r"\b(from|compared (with|to)|versus|vs\.?|prior year|a year (ago|earlier))\b", re.I)
+_RATE_TERMS = {"margin", "rate", "percentag", "share", "yield"}
+
+
 def _amounts(sentence: str) -> list[Figure]:
     # Amounts, not percentages or bare small counts: growth of "3 segments" is meaningless.
     return [f for f in find_figures(sentence) if not f.is_percent and (f.is_currency or abs(f.value) >= 1000)]
+
+
+def _readings(ev: Evidence) -> list[tuple[str, list[Figure], str]]:
+    """(text, amounts, subject) for each prose sentence and each table row of the evidence."""
+    out = []
+    for sentence in split_sentences(ev.text):
+        if sentence.count("|") >= 2:
+            continue  # a flattened table: its rows are read below
+        figures = _amounts(sentence)
+        if figures:
+            out.append((sentence, figures, sentence[: figures[0].start]))
+    for row in table_rows(ev.text):
+        # Table cells are amounts in the table's unit even without "$" or thousands separators.
+        figures = [f for v in row.values for f in find_figures(v)[:1] if not f.is_percent]
+        if figures:
+            out.append((row.rendered, figures, f"{row.caption} {row.label}"))
+    return out
+
+
+def _prose_pair(sentence: str, rate: bool) -> tuple[Figure, Figure, str] | None:
+    """(current, prior, subject) when two figures of one kind are compared ("to X from Y", "X compared with Y")."""
+    if "respectively" in sentence.lower():
+        return None  # parallel lists pair figures in ways word order cannot show
+    figures = [f for f in find_figures(sentence) if f.is_percent] if rate else _amounts(sentence)
+    for a, b in itertools.pairwise(figures):
+        between = sentence[a.end : b.start]
+        if re.search(r"\bfrom\s*$", sentence[: a.start]) and re.fullmatch(r"\s*to\s*", between):
+            return b, a, sentence[: a.start]  # "from $78.1 million to $112.5 million"
+        if _CUE_RE.search(between):
+            return a, b, sentence[: a.start]
+    return None
+
+
+def _pairs(ev: Evidence, rate: bool) -> list[tuple[str, Figure, Figure, str]]:
+    out = []
+    for sentence in split_sentences(ev.text):
+        if sentence.count("|") < 2 and (pair := _prose_pair(sentence, rate)):
+            out.append((sentence, pair[0], pair[1], pair[2]))
+    for row in table_rows(ev.text):
+        # Filing tables list the current period first.
+        cells = [(v, y) for v, y in zip(row.values, row.years or [None] * len(row.values), strict=False)]
+        figures = [(f, y) for v, y in cells for f in find_figures(v)[:1] if f.is_percent == rate]
+        if len(figures) >= 2:
+            (first, y1), (second, y2) = figures[0], figures[1]
+            if y1 and y2 and y1 < y2:
+                first, second = second, first  # an oldest-first table
+            out.append((row.rendered, first, second, f"{row.caption} {row.label}"))
+    return out
+
+
+def _score(terms: list[str], text: str, subject_text: str) -> float:
+    words, subject = set(content_terms(text)), set(content_terms(subject_text))
+    overlap = sum(1 for t in terms if t in words)
+    if overlap == 0:
+        return 0.0
+    # The metric is usually the subject, named before its first figure; an exact name beats a longer
+    # one that merely contains it ("Net income" over "Interest and other income, net").
+    exact = len(set(terms) & subject) / len(set(terms) | subject) if subject else 0.0
+    return (overlap + 2 * sum(1 for t in terms if t in subject)) / max(len(terms), 1) + exact
+
+
+def _locate_pair(terms: list[str], prior: list[Evidence]) -> _Pair | None:
+    rate = bool(set(terms) & _RATE_TERMS)
+    best: _Pair | None = None
+    for ev in prior:
+        if ev.kind not in ("filing", "web"):
+            continue
+        for text, current, before, subject in _pairs(ev, rate):
+            score = _score(terms, text, subject)
+            if score > 0 and (best is None or score > best.score):
+                best = _Pair(current, before, text, ev.evidence_id, score)
+    return best
 
 
 def _locate(terms: list[str], prior: list[Evidence], *, min_figures: int) -> _Located | None:
@@ -77,19 +164,10 @@ def _locate(terms: list[str], prior: list[Evidence], *, min_figures: int) -> _Lo
     for ev in prior:
         if ev.kind not in ("filing", "web"):
             continue
-        for sentence in split_sentences(ev.text):
-            figures = _amounts(sentence)
-            if len(figures) < min_figures:
-                continue
-            sentence_terms = set(content_terms(sentence))
-            # The metric is usually the subject, named before its first figure.
-            subject = set(content_terms(sentence[: figures[0].start]))
-            overlap = sum(1 for t in terms if t in sentence_terms)
-            if overlap == 0:
-                continue
-            score = (overlap + 2 * sum(1 for t in terms if t in subject)) / max(len(terms), 1)
-            if best is None or score > best.score:
-                best = _Located(figures, sentence, ev.evidence_id, score)
+        for text, figures, subject_text in _readings(ev):
+            score = _score(terms, text, subject_text) if len(figures) >= min_figures else 0.0
+            if score > 0 and (best is None or score > best.score):
+                best = _Located(figures, text, ev.evidence_id, score)
     return best
 
 
@@ -110,34 +188,30 @@ def _evidence(step_prefix: str, n: int, text: str) -> Evidence:
     return Evidence(evidence_id=f"{step_prefix}-E{n}", kind="calculation", text=text, title="calculation")
 
 
-def _current_and_prior(located: _Located) -> tuple[Figure, Figure]:
-    first, second = located.figures[0], located.figures[1]
-    before, between = located.sentence[: first.start], located.sentence[first.end : second.start]
-    # "from $78.1 million to $112.5 million" names the prior figure first; otherwise filings lead
-    # with the current one ("increased 44% to $112.5 million from $78.1 million").
-    if re.search(r"\bfrom\s*$", before) and re.search(r"\bto\b", between):
-        return second, first
-    return first, second
-
-
 def _one_metric(
     operation: Operation, part: str, prior: list[Evidence], prefix: str, n: int
 ) -> CalculationOutcome:
     terms = _metric_terms(part)
-    located = _locate(terms, prior, min_figures=2)
-    if located is None:
+    pair = _locate_pair(terms, prior)
+    if pair is None:
         return CalculationOutcome(
             None,
-            f"no pair of figures for {' '.join(terms) or 'the metric'} was found in earlier evidence",
+            f"no compared pair of figures for “{part.strip(' ?.,')}” was found in earlier evidence",
             operation,
         )
-    new, old = _current_and_prior(located)
-    if operation == "difference":
+    new, old = pair.current, pair.prior
+    if new.is_percent:
+        # Rates change in percentage points; a percent-of-a-percent would mislead.
+        text = (
+            f"Change from {old.raw} to {new.raw} = {difference(new.value, old.value):+.1f} percentage points"
+        )
+    elif operation == "difference" or old.value <= 0:
+        # A change from a loss (or zero) has no meaningful growth rate: state the difference.
         text = f"Difference {new.raw} − {old.raw} = {format_amount(difference(new.value, old.value))}"
     else:
         text = f"Change from {old.raw} to {new.raw} = {growth_rate(old.value, new.value):+.1f}%"
-    text += f' (figures from [{located.evidence_id}]: "{located.sentence}")'
-    return CalculationOutcome(_evidence(prefix, n, text), text, operation, [located.evidence_id])
+    text += f' (figures from [{pair.evidence_id}]: "{pair.sentence}")'
+    return CalculationOutcome(_evidence(prefix, n, text), text, operation, [pair.evidence_id])
 
 
 def run_calculations(

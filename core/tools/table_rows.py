@@ -15,6 +15,14 @@ class TableRow:
     label: str
     line: str
     rendered: str
+    values: tuple[str, ...] = ()
+    caption: str = ""
+    years: tuple[int | None, ...] = ()
+
+
+def _year(header: str) -> int | None:
+    m = re.search(r"(?:FY\s?|\b)((?:19|20)\d{2})\b", header)
+    return int(m.group(1)) if m else None
 
 
 def _cells(line: str) -> list[str]:
@@ -25,9 +33,13 @@ def table_rows(text: str) -> list[TableRow]:
     """Data rows with a text label and at least one figure, rendered as 'label: v1 (header1); v2 (header2)'."""
     rows: list[TableRow] = []
     header: list[str] = []
+    caption = ""
     for line in text.splitlines():
         if not line.strip().startswith("|"):
             header = []
+            # The line before a table usually names it ("Revenue by segment (in millions)").
+            if line.strip():
+                caption = line.strip() if len(line.strip()) <= 90 else ""
             continue
         cells = _cells(line)
         if all(re.fullmatch(r":?-{2,}:?", c) or not c for c in cells):
@@ -41,9 +53,21 @@ def table_rows(text: str) -> list[TableRow]:
         if not label or not numeric or not re.search(r"[A-Za-z]", label):
             continue
         # Only label values with headers when they line up one to one; a guess would misstate figures.
+        years: tuple[int | None, ...] = ()
         if header and len(header) == len(values):
             parts = [f"{v} ({h})" for v, h in zip(values, header, strict=True)]
+            years = tuple(_year(h) for h in header)
         else:
             parts = values
-        rows.append(TableRow(label=label, line=line.strip(), rendered=f"{label}: " + "; ".join(parts)))
+        name = f"{caption} — {label}" if caption else label
+        rows.append(
+            TableRow(
+                label=label,
+                line=line.strip(),
+                rendered=f"{name}: " + "; ".join(parts),
+                values=tuple(values),
+                caption=caption,
+                years=years,
+            )
+        )
     return rows

@@ -111,7 +111,7 @@ def test_calculation_without_figures_says_so() -> None:
         "What was the growth in headcount?", [], [_ev("S1-E1", "We hire.")], step_prefix="S2"
     )
     assert outcomes[0].evidence is None
-    assert "no pair of figures" in outcomes[0].note
+    assert "no compared pair of figures" in outcomes[0].note
 
 
 def test_explicit_expression_in_keywords() -> None:
