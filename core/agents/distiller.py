@@ -24,6 +24,27 @@ _NUMERIC_RE = re.compile(
 _DUPLICATE = 0.55
 _MAX_PER_EVIDENCE = 2
 _RELATIVE_FLOOR = 0.55
+# Words of a question's framing, not of its topic ("R&D results", "figures the filing reports").
+_SYNONYMS = {
+    stem: tuple(content_terms(alts))
+    for word, alts in {
+        "grew": "increased growth",
+        "grow": "increased growth",
+        "growth": "increased grew",
+        "rose": "increased",
+        "fell": "decreased declined",
+        "decline": "decreased",
+        "drop": "decreased declined",
+        "spending": "expense",
+        "r&d": "research development",
+        "profit": "income",
+        "sales": "revenue",
+    }.items()
+    for stem in content_terms(word)
+}
+_GENERIC_TERMS = set(
+    content_terms("result results figures report reported filing relate compare change changes")
+)
 # Chunk edges cut sentences: "happened in the past, ...", "2022, NVIDIA and ...", ") and ...".
 _FRAGMENT_START = re.compile(r"^(?:[a-z]|\d{1,4},|[,;:)\]])")
 
@@ -36,6 +57,8 @@ class _Sentence:
     terms: set[str]
     has_figure: bool
     score: float = 0.0
+    label_terms: set[str] | None = None  # table rows: the row label's terms
+    caption_terms: set[str] | None = None  # table rows: the table caption's terms
 
 
 def wants_numbers(question: str) -> bool:
@@ -76,8 +99,9 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
                 key = f"{row.label.lower()}|{'|'.join(row.values)}"
                 if row.rendered not in seen and key not in seen:
                     seen.update({row.rendered, key})
+                    label, caption = set(content_terms(row.label)), set(content_terms(row.caption))
                     out.append(
-                        _Sentence(row.rendered, ev.evidence_id, rank, set(content_terms(row.rendered)), True)
+                        _Sentence(row.rendered, ev.evidence_id, rank, label | caption, True, label, caption)
                     )
     return out
 
@@ -85,7 +109,9 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
 def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> None:
     keyword_terms = {t for k in inputs.keywords for t in content_terms(k)}
     excluded = {t for term in inputs.exclude_terms for t in content_terms(term)}
-    query_terms = (set(content_terms(inputs.sub_question)) | keyword_terms) - excluded
+    query_terms = (set(content_terms(inputs.sub_question)) | keyword_terms) - excluded - _GENERIC_TERMS
+    # Filings say "increased" where questions say "grew".
+    query_terms |= {syn for t in list(query_terms) for syn in _SYNONYMS.get(t, ())}
     n = len(sentences) or 1
     # Rare terms in this evidence pool say more about relevance than terms every sentence shares.
     idf = {t: math.log(1 + n / (1 + sum(t in s.terms for s in sentences))) for t in query_terms}
@@ -103,6 +129,11 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
         if words < 10 or words > 70:
             score -= 0.08
         relevant = lexical[i] > 0 or (sem is not None and sem >= 0.45)
+        if s.label_terms is not None:
+            # A table row is on topic when most of its label is what was asked ("Other income
+            # (expense), net" is not about "R&D expenses").
+            covered = len(s.label_terms & query_terms) / max(len(s.label_terms), 1)
+            relevant = covered > 0.5 or bool(s.caption_terms and s.caption_terms & query_terms)
         s.score = score if relevant else -1.0
 
 

@@ -51,7 +51,8 @@ def search_web(
     except concurrent.futures.TimeoutError:
         return _unavailable(f"timed out after {settings.web_search_timeout_s:g} s")
     except Exception as exc:  # noqa: BLE001 - any search failure must leave the run going
-        return _unavailable(f"{type(exc).__name__}: {str(exc)[:200]}")
+        detail = str(exc).strip().splitlines()[0][:80] if str(exc).strip() else ""
+        return _unavailable(f"{type(exc).__name__}" + (f" ({detail})" if detail else ""))
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
     retrieved = datetime.now(UTC).date().isoformat()

@@ -72,7 +72,7 @@ def test_nvidia_quality_question(nvda_index) -> None:
     _check_citations(record, settings)
     competition, rnd, data_center = record.steps
     assert competition.document_section == "Item 1A" and len(competition.cards) >= 2
-    assert all("compet" in c.claim.lower() for c in competition.cards[:2])
+    assert sum("compet" in c.claim.lower() for c in competition.cards) >= 2
     assert any("research and development" in c.claim.lower() for c in rnd.cards)
     assert any("$15.01 billion" in c.claim for c in data_center.cards)
     claims = [c.claim for s in record.steps for c in s.cards]
