@@ -171,7 +171,10 @@ elif record.status in ("running", "failed"):
 # --- Results ------------------------------------------------------------------------------------
 finished = record.status == "finished"
 tab_names = ["Plan & steps", "Answer", "Evidence graph", "Charts"]
-steps_tab, answer_tab, graph_tab, charts_tab = st.tabs(tab_names, default=tab_names[1] if finished else None)
+# Tabs rerun on change so the graph and charts are built only when opened, at their visible size.
+steps_tab, answer_tab, graph_tab, charts_tab = st.tabs(
+    tab_names, default=tab_names[1] if finished else None, key=f"tabs-{record.run_id}", on_change="rerun"
+)
 can_override = record.status in ("paused_after_step", "finished")
 
 with steps_tab:
@@ -209,8 +212,10 @@ with answer_tab:
     else:
         st.info("The answer is written when the run finishes.", icon=":material/hourglass_empty:")
 
-with graph_tab:
-    run_graph(record)
+if graph_tab.open:
+    with graph_tab:
+        run_graph(record)
 
-with charts_tab:
-    run_charts(record)
+if charts_tab.open:
+    with charts_tab:
+        run_charts(record)

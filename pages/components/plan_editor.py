@@ -114,13 +114,13 @@ def plan_editor(plan: Plan, filings: list[Filing], key: str, disabled: bool = Fa
         column_order=["#", "Sub-question", "Tool", "Item", "Keywords", "Filing"],
         column_config={
             "#": st.column_config.NumberColumn(
-                "#", help="Order of execution; change it to move a step.", min_value=1, step=1, width=50
+                "#", help="Order of execution; change it to move a step.", min_value=1, step=1, width=45
             ),
             "Sub-question": st.column_config.TextColumn(
-                "Sub-question", help="What this step should find out.", required=True, width=420
+                "Sub-question", help="What this step should find out.", required=True, width=330
             ),
             "Tool": st.column_config.SelectboxColumn(
-                "Tool", options=TOOLS, default="search_10k", required=True, width=120
+                "Tool", options=TOOLS, default="search_10k", required=True, width=105
             ),
             "Item": st.column_config.SelectboxColumn(
                 "Item",
@@ -128,15 +128,15 @@ def plan_editor(plan: Plan, filings: list[Filing], key: str, disabled: bool = Fa
                 default=ANY,
                 help="Restrict the search to one 10-K Item ('any' searches the whole filing).",
                 format_func=lambda v: "any" if v == ANY else f"{v} · {ITEM_TITLES.get(v, '')}",
-                width=190,
+                width=150,
             ),
-            "Keywords": st.column_config.TextColumn("Keywords", help="Comma-separated.", width=230),
+            "Keywords": st.column_config.TextColumn("Keywords", help="Comma-separated.", width=150),
             "Filing": st.column_config.SelectboxColumn(
                 "Filing",
                 options=[ANY, *labels],
                 default=ANY,
                 format_func=lambda v: "any filing" if v == ANY else labels.get(v, str(v)),
-                width=200,
+                width=150,
             ),
         },
     )

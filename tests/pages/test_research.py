@@ -140,7 +140,16 @@ def test_edited_plan_is_approved_and_auto_run_renders_steps_and_cited_answer(ben
         assert f'href="#ref-{number}"' in html
     assert 'class="wb-card filing"' in html
     assert "<mark>" in html
+    # Graph and charts are built only when their tab is opened.
+    assert not at.get("plotly_chart")
+    at.session_state[f"tabs-{run_id}"] = "Charts"
+    at.run()
     assert len(at.get("plotly_chart")) == 4
+    at.session_state[f"tabs-{run_id}"] = "Evidence graph"
+    at.run()
+    assert not at.exception, at.exception
+    frames = at.get("iframe")
+    assert len(frames) == 1 and 'id="legend"' in frames[0].proto.srcdoc
 
 
 def _cited(answer: str) -> set[int]:
