@@ -187,7 +187,7 @@ def first_hit(hits: Hits, filing: str, gold: set[int]) -> int | None:
 
 def run_methods(
     retriever: Retriever,
-    naive: VectorStore,
+    naive: VectorStore | None,
     q: Question,
     ids: dict[str, str],
     pool: list[str],
@@ -197,7 +197,7 @@ def run_methods(
     # Pooled: the whole selected library (None = no filter, when the index holds exactly that).
     filings = [ids[q.doc]] if per_filing else pool
     naive_filter = [q.doc] if per_filing else None
-    return {
+    methods: dict[str, Callable[[], tuple[Hits, str | None]]] = {
         "naive": lambda: (_naive(retriever, naive, q, naive_filter, ids), None),
         "vector": lambda: _pages(retriever.vector_search(q.question, k=K, filings=filings)),
         "keyword": lambda: _pages(retriever.keyword_search(q.question, k=K, filings=filings)),
@@ -207,6 +207,9 @@ def run_methods(
         ),
         "auto": lambda: _pages(retriever.search(q.question, strategy="auto", k=K, top_n=K, filings=filings)),
     }
+    if naive is None:
+        del methods["naive"]
+    return methods
 
 
 def _pages(result: SearchResult) -> tuple[Hits, str | None]:
@@ -227,12 +230,16 @@ def _naive(
 
 
 def evaluate(
-    questions: list[Question], retriever: Retriever, naive: VectorStore, ids: dict[str, str], per_filing: bool
+    questions: list[Question],
+    retriever: Retriever,
+    naive: VectorStore | None,
+    ids: dict[str, str],
+    per_filing: bool,
 ) -> tuple[dict[str, MethodStats], list[dict]]:
     pool: list[str] | None = sorted(set(ids.values()))
     if set(pool) == {f.filing_id for f in retriever.store.catalog.list_filings()}:
         pool = None  # the index holds exactly the selection: search it unfiltered, as the product would
-    stats = {m: MethodStats() for m in METHODS}
+    stats = {m: MethodStats() for m in METHODS if naive is not None or m != "naive"}
     rows: list[dict] = []
     # Warm-up: load models and caches so latencies are warm.
     warm = questions[0]
@@ -297,6 +304,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--filings", type=int, default=None, help="only the N filings with most questions")
     parser.add_argument("--limit", type=int, default=None, help="at most this many questions")
+    parser.add_argument(
+        "--skip-naive", action="store_true", help="no naive baseline (halves the first build)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="JSON output path")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -306,7 +316,7 @@ def main() -> None:
     print(f"{len(questions)} questions on {len(docs)} filings", flush=True)
     started = time.perf_counter()
     store, ids = build_index(docs)
-    naive = build_naive(store, docs)
+    naive = None if args.skip_naive else build_naive(store, docs)
     build_s = time.perf_counter() - started
     questions = [q for q in questions if q.doc in ids]
     retriever = Retriever(store)

@@ -10,6 +10,7 @@ from core.retrieval.lexicon import (
     ABSTRACT_WORDS,
     FINANCE_TERMS,
     ITEM_TOPICS,
+    METRIC_LINE_ITEMS,
     NON_ENTITY_CAPS,
     RISK_WORDS,
     STATEMENT_NAMES,
@@ -300,8 +301,10 @@ def analyze_query(query: str) -> QueryAnalysis:
     quoted = find_quoted(query)
     content = tokenize(core, fold_plurals=False)
     keywords = list(dict.fromkeys(t for t in content if t not in _GENERIC))
-    for hint in statement_hints:  # where the answer lives is part of what to look for
-        keywords.extend(t for t in tokenize(hint, fold_plurals=False) if t not in keywords)
+    # Where the answer lives (a named statement) and how filings word the metric are part of what to find.
+    expansions = statement_hints + line_item_expansions(core)
+    for phrase in expansions:
+        keywords.extend(t for t in tokenize(phrase, fold_plurals=False) if t not in keywords)
     item_hints = find_item_hints(" ".join([core, *statement_hints]))
     return QueryAnalysis(
         original=query,
@@ -319,6 +322,16 @@ def analyze_query(query: str) -> QueryAnalysis:
     )
 
 
+def line_item_expansions(text: str) -> list[str]:
+    """Line-item wordings of the metrics a query names (e.g. capex -> purchases of property, plant…)."""
+    return [items for rx, items in METRIC_LINE_ITEMS if rx.search(text)]
+
+
+def vector_query_text(analysis: QueryAnalysis) -> str:
+    """Text embedded for vector search: the core query plus the line items its metrics appear under."""
+    return " ".join([analysis.core_query, *line_item_expansions(analysis.core_query)])
+
+
 def _term_density(
     content: list[str], entities: list[str], numbers: list[str], quoted: list[str], times: list[str]
 ) -> float:
@@ -334,6 +347,8 @@ def _term_density(
 
 def _abstractness(core: str, content: list[str]) -> float:
     """Share of conceptual words (how, why, impact, strategy…) relative to the content, scaled to [0, 1]."""
+    # "How much" / "how many" ask for a figure, not for an explanation.
+    core = re.sub(r"\bhow\s+(much|many|often|long)\b", r"\1", core, flags=re.IGNORECASE)
     words = tokenize(core, keep_stopwords=True, fold_plurals=False)
     abstract = sum(1 for w in words if w in ABSTRACT_WORDS)
     return round(min(1.0, 2.0 * abstract / max(1, len(content))), 3)

@@ -110,3 +110,48 @@ STATEMENT_NAMES = re.compile(
     r"|p&l(?: statement)?|statements? of (?:shareholders'?|stockholders'?) equity)\b",
     re.IGNORECASE,
 )
+
+#: Metric names and abbreviations -> the line items a filing reports them under. Financial statements
+#: rarely use an analyst's metric name ("capex"), so keyword search looks for the line items too.
+METRIC_LINE_ITEMS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(p, re.IGNORECASE), items)
+    for p, items in [
+        (
+            r"\bcapex\b|\bcapital expenditures?\b",
+            "purchases of property, plant and equipment capital expenditures",
+        ),
+        (r"\bpp&?ne?\b|\bpp&e\b|\bfixed assets?\b", "property, plant and equipment, net"),
+        (r"\bcogs\b|\bcost of goods sold\b", "cost of sales cost of goods sold cost of revenue"),
+        (r"\bd&a\b", "depreciation and amortization"),
+        (r"\bsg&a\b", "selling, general and administrative expenses"),
+        (r"\br&d\b", "research and development expenses"),
+        (r"\bebitda\b", "operating income depreciation and amortization"),
+        (r"\bebit\b", "operating income"),
+        (r"\b(operating cash flow|cash from operations)\b", "net cash provided by operating activities"),
+        (r"\bfree cash flow\b|\bfcf\b", "net cash provided by operating activities purchases of property"),
+        (r"\b(net )?ar\b|\baccounts receivable\b|\bdso\b", "accounts receivable, net"),
+        (r"\bdpo\b|\bdays payable\b", "accounts payable cost of sales inventories"),
+        (r"\bdio\b|\binventory turnover\b|\bdays inventory\b", "inventories cost of sales"),
+        (
+            r"\bcash conversion cycle\b|\bccc\b",
+            "inventories accounts receivable accounts payable cost of sales",
+        ),
+        (
+            r"\bquick ratio\b",
+            "cash and cash equivalents receivables total current assets total current liabilities",
+        ),
+        (r"\bcurrent ratio\b|\bworking capital\b", "total current assets total current liabilities"),
+        (r"\broa\b|\breturn on assets\b|\basset turnover\b", "net income total assets"),
+        (r"\broe\b|\breturn on equity\b", "net income total shareholders equity"),
+        (
+            r"\b(gross|operating|net|profit) margin\b",
+            "gross profit operating income net income net sales revenue",
+        ),
+        (r"\bdividend payout\b|\bretention ratio\b", "cash dividends paid net income"),
+        (r"\beps\b", "earnings per share diluted"),
+        (r"\btopline\b|\btop line\b", "net sales revenue"),
+        (r"\brevenues?\b", "net sales total revenues"),
+        (r"\binterest coverage\b", "operating income interest expense"),
+        (r"\bdebt\b", "long-term debt borrowings notes"),
+    ]
+]

@@ -12,7 +12,7 @@ import numpy as np
 from core.index.embeddings import Embedder
 from core.index.tokenizer import tokenize
 from core.models import QueryAnalysis, ScoredChunk
-from core.retrieval.analysis import analyze_query
+from core.retrieval.analysis import analyze_query, vector_query_text
 from core.retrieval.rerank import apply_rerank_scores
 
 #: Weight of each signal; every signal is scaled to [0, 1] over the candidate set before mixing.
@@ -34,7 +34,8 @@ class LocalReranker:
       terms that discriminate between candidates rather than across the whole library.
     - prior (0.15): the first-stage rank (fused, else vector, else keyword), linearly from 1 to 0.
     - item (0.10): 1 when the chunk's Item is the query's first Item hint, 0.6 for another hint.
-    - overlap (0.10): share of the query's fiscal years, numbers and entity words found in the chunk.
+    - overlap (0.10): share of the query's fiscal years, numbers and entity words found in the chunk
+      (its text, or its filing's company name and fiscal year).
     """
 
     name = "local scorer (fallback: cross-encoder unavailable)"
@@ -64,7 +65,9 @@ class LocalReranker:
             "lexical": _minmax(_bm25(_query_tokens(analysis), docs)),
             "prior": _prior(candidates),
             "item": [_item_match(c, analysis) for c in candidates],
-            "overlap": [_overlap(analysis, set(d)) for d in docs],
+            "overlap": [
+                _overlap(analysis, _with_metadata(set(d), c)) for d, c in zip(docs, candidates, strict=True)
+            ],
         }
         scores = [
             sum(self.weights.get(name, 0.0) * values[i] for name, values in signals.items())
@@ -73,7 +76,8 @@ class LocalReranker:
         return apply_rerank_scores(candidates, scores, top_n)
 
     def _semantic(self, analysis: QueryAnalysis, candidates: list[ScoredChunk]) -> list[float]:
-        query_vec = self._embed_query(analysis.core_query or analysis.original)
+        # The same text the vector search embedded, so a cached query vector is reused.
+        query_vec = self._embed_query(vector_query_text(analysis))
         ids = [c.chunk.chunk_id for c in candidates]
         stored: dict[str, np.ndarray] = {}
         if self._vectors is not None and hasattr(self._vectors, "get_embeddings"):
@@ -134,6 +138,15 @@ def _item_match(candidate: ScoredChunk, analysis: QueryAnalysis) -> float:
     if candidate.chunk.section == hints[0]:
         return 1.0
     return 0.6 if candidate.chunk.section in hints else 0.0
+
+
+def _with_metadata(tokens: set[str], candidate: ScoredChunk) -> set[str]:
+    """A chunk's words plus its filing's company and fiscal year, which the text may not repeat."""
+    chunk = candidate.chunk
+    extra = set(tokenize(chunk.company)) if chunk.company else set()
+    if chunk.fiscal_year:
+        extra.add(str(chunk.fiscal_year))
+    return tokens | extra
 
 
 def _overlap(analysis: QueryAnalysis, doc_tokens: set[str]) -> float:

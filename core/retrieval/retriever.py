@@ -13,7 +13,7 @@ from core.config import Settings
 from core.index.store import IndexStore
 from core.index.tokenizer import tokenize
 from core.models import Fallback, QueryAnalysis, ScoredChunk, SearchResult, StageScores, Strategy
-from core.retrieval.analysis import analyze_query
+from core.retrieval.analysis import analyze_query, vector_query_text
 from core.retrieval.fusion import fuse_rrf
 from core.retrieval.rerank import Reranker, load_reranker
 from core.retrieval.scope import SearchScope, resolve_scope
@@ -141,12 +141,12 @@ class Retriever:
         filings: list[str] | None = None,
         analysis: QueryAnalysis | None = None,
     ) -> SearchResult:
-        """Nearest chunks by cosine similarity of the information need, within the filters."""
+        """Nearest chunks by cosine similarity of the information need (+ line items), within the filters."""
         started = time.perf_counter()
         k = self._k(k)
         analysis = analysis or analyze_query(query)
         scope = resolve_scope(self.store.catalog, filings, section, k)
-        ranking = self._vector_ranking(analysis.core_query, k, scope)
+        ranking = self._vector_ranking(vector_query_text(analysis), k, scope)
         ranked = [
             (cid, StageScores(vector=s, vector_rank=r), s) for r, (cid, s) in enumerate(ranking, start=1)
         ]
@@ -189,7 +189,7 @@ class Retriever:
         analysis = analysis or analyze_query(query)
         scope = resolve_scope(self.store.catalog, filings, section, k)
         depth = k * FUSION_DEPTH
-        vector = self._vector_ranking(analysis.core_query, depth, scope)
+        vector = self._vector_ranking(vector_query_text(analysis), depth, scope)
         keyword = self._keyword_ranking(keyword_query_tokens(analysis), depth, scope)
         fused = fuse_rrf(
             {"vector": [cid for cid, _ in vector], "keyword": [cid for cid, _ in keyword]},

@@ -8,6 +8,8 @@ from core.models import QueryAnalysis, StrategyDecision
 
 _ITEM_REFERENCE = re.compile(r"\bitem\s+\d{1,2}[a-c]?\b", re.IGNORECASE)
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9&]{1,5}\b")
+# Upper-case tokens that are periods or units rather than terms to match.
+_NOT_A_TERM = re.compile(r"FY\d*|Q[1-4]|USD|EUR|GBP|US|U\.S|YOY|TTM")
 
 #: Thresholds on QueryAnalysis scores; a signal fires when the score reaches them.
 DENSE_TERMS = 0.75
@@ -24,7 +26,7 @@ def _keyword_signals(analysis: QueryAnalysis) -> list[str]:
         signals.append("specific numbers (" + ", ".join(analysis.numbers[:3]) + ")")
     if _ITEM_REFERENCE.search(analysis.original):
         signals.append("an explicit Item reference")
-    acronyms = [a for a in _ACRONYM.findall(analysis.core_query) if not re.fullmatch(r"FY\d*|Q[1-4]", a)]
+    acronyms = [a for a in _ACRONYM.findall(analysis.core_query) if not _NOT_A_TERM.fullmatch(a)]
     if acronyms:
         signals.append("acronyms or tickers (" + ", ".join(dict.fromkeys(acronyms[:3])) + ")")
     if analysis.term_density >= DENSE_TERMS:

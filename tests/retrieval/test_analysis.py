@@ -171,3 +171,21 @@ def test_density_and_abstractness_move_in_opposite_directions() -> None:
     abstract = analyze_query("How does the company approach its overall strategy and what drives it?")
     assert specific.term_density > 0.6 > abstract.term_density
     assert abstract.abstractness > 0.5 > specific.abstractness
+
+
+@pytest.mark.parametrize(
+    ("query", "line_item_word"),
+    [
+        ("What was 3M's capex in FY2022?", "purchases"),
+        ("What is the FY2021 COGS for Nike?", "sales"),
+        ("Net PPNE at year end", "equipment"),
+        ("Compute the quick ratio", "receivables"),
+    ],
+)
+def test_metric_names_expand_to_line_items(query: str, line_item_word: str) -> None:
+    from core.retrieval.analysis import vector_query_text
+
+    analysis = analyze_query(query)
+    assert line_item_word in analysis.keywords
+    assert line_item_word in vector_query_text(analysis)
+    assert line_item_word not in analysis.core_query.lower()
