@@ -58,15 +58,16 @@ if record.status != "finished":
     )
     page_link("pages/research.py", "Open in Research", ":material/query_stats:", {"run": record.run_id})
 
-with st.container(border=True):
+header = st.container(border=True)
+with header:
     left, right = st.columns([2, 3], vertical_alignment="center")
     with left:
         st.markdown("**Download the report**")
         st.caption(
             f"{engine_label(record.engine)} · {len(record.steps)} step(s) · {len(record.citations)} citation(s)"
         )
-    with right:
-        download_buttons(record)
+    downloads = right.empty()
+    downloads.caption(":material/hourglass_top: Preparing the Markdown, HTML, PDF and DOCX files…")
 
 sections = report_sections(record)
 main = "".join(html for name, html in sections.items() if name in MAIN_SECTIONS)
@@ -80,3 +81,7 @@ if appendix:
 if record.unsupported_claims:
     st.caption(f":material/flag: {len(record.unsupported_claims)} claim(s) flagged as unsupported.")
 st.caption(f"Run `{escape_markdown(record.run_id)}`")
+
+# The exports are built last (the PDF takes about a second) so the report is readable meanwhile.
+with downloads.container():
+    download_buttons(record)

@@ -17,7 +17,8 @@ from pages.components.exports import evidence_graph_page
 
 log = logging.getLogger(__name__)
 
-GRAPH_HEIGHT = 650
+# The graph canvas is 620 px; the legend above it needs the rest.
+GRAPH_HEIGHT = 720
 
 
 def run_graph(record: RunRecord) -> None:

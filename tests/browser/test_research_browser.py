@@ -185,6 +185,7 @@ def test_plan_edit_step_mode_override_graph_and_exports(app_server, page):
     wait_for_app(page)
     wait_for_text(page, "Download the report", timeout=60_000)
     assert f"run={run_id}" in page.url
+    page.get_by_role("button", name="DOCX", exact=True).wait_for(timeout=60_000)
     screenshot(page, "report")
     files = download_all(page)
     assert set(files) == {"md", "html", "pdf", "docx"}
