@@ -26,7 +26,7 @@ FUSION_DEPTH = 3
 
 
 def keyword_query_tokens(analysis: QueryAnalysis) -> list[str]:
-    """BM25 tokens of the information need: the core query plus the statement names it points to."""
+    """BM25 tokens of the information need: core query, statements it names, line items of its metrics."""
     tokens = tokenize(analysis.core_query)
     extra = [t for t in tokenize(" ".join(analysis.keywords)) if t not in tokens]
     return tokens + extra
@@ -42,6 +42,7 @@ class Retriever:
         self.fallback: Fallback | None = None
         self._lock = threading.Lock()
         self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     # --- shared pieces ----------------------------------------------------------------------
 
@@ -60,17 +61,20 @@ class Retriever:
 
     def embed_query(self, text: str) -> np.ndarray:
         """Query embedding, cached for the last few queries (rerank reuses the search's vector)."""
-        vec = self._query_vectors.get(text)
+        with self._cache_lock:
+            vec = self._query_vectors.get(text)
         if vec is None:
             vec = self.store.embedder.embed_query(text)
-            self._query_vectors[text] = vec
-            while len(self._query_vectors) > 64:
-                self._query_vectors.popitem(last=False)
+            with self._cache_lock:
+                self._query_vectors[text] = vec
+                while len(self._query_vectors) > 64:
+                    self._query_vectors.popitem(last=False)
         return vec
 
     def clear_query_cache(self) -> None:
         """Forget cached query vectors (benchmarks clear it to time cold queries)."""
-        self._query_vectors.clear()
+        with self._cache_lock:
+            self._query_vectors.clear()
 
     def _k(self, k: int | None) -> int:
         return int(k if k is not None else self.settings.k)
