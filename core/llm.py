@@ -75,6 +75,8 @@ def usage_from_message(message: Any, model: str) -> TokenUsage:
     else:
         cost = (inp * price[0] + out * price[1]) / 1e6
     cached = bool((getattr(message, "response_metadata", None) or {}).get("from_cache"))
+    if cached:
+        cost = 0.0  # answered from the local cache: nothing was billed
     return TokenUsage(
         calls=1,
         input_tokens=inp,

@@ -246,7 +246,8 @@ def _status(snapshot: Any) -> tuple[str, dict | None, str | None]:
         return ("paused_after_step" if kind == "step_review" else "awaiting_plan_review"), value, None
     errors = [t.error for t in snapshot.tasks if getattr(t, "error", None)]
     if errors:
-        return "failed", None, f"{type(errors[0]).__name__}: {errors[0]}"
+        error = errors[0]
+        return "failed", None, error if isinstance(error, str) else f"{type(error).__name__}: {error}"
     if not snapshot.next:
         return ("finished" if snapshot.values.get("answer") is not None else "failed"), None, None
     return "running", None, None

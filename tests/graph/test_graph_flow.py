@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from core.agents.registry import offline_agents
@@ -190,3 +192,29 @@ def test_budget_and_failing_retrieval(setup) -> None:
     assert "retrieval failed" in record.steps[0].errors[0]
     assert any(e.kind == "error" for e in events)
     assert "No supporting passage found" in record.answer
+
+
+def test_failed_node_is_reported_and_resumable(tmp_path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", web_search_enabled=False)
+    base = offline_agents()
+    calls = {"n": 0}
+
+    def flaky_write(inputs, deps):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("writer crashed")
+        return base.write(inputs, deps)
+
+    agents = dataclasses.replace(base, write=flaky_write)
+    runner = ResearchRunner(
+        settings, lambda: ResearchDeps(settings=settings, agents=agents, retriever=FakeRetriever())
+    )
+    events: list[RunEvent] = []
+    record = runner.approve_plan(
+        runner.start("What legal proceedings exist?", [FILING]).run_id, on_event=events.append
+    )
+    assert record.status == "failed" and "writer crashed" in (record.error or "")
+    assert record.next_nodes == ["write_report"] and any(e.kind == "error" for e in events)
+    record = runner.continue_run(record.run_id)
+    assert record.status == "finished" and record.answer and len(record.steps) == 1
+    runner.close()
