@@ -111,3 +111,16 @@ def test_default_reranker_is_named_and_fallback_recorded(small_store) -> None:
     assert result.reranker == retriever.reranker.name
     if retriever.fallback is not None:  # no cross-encoder on this machine: the fallback says so
         assert "local scorer" in result.reranker and retriever.fallback.component == "reranker"
+
+
+@pytest.mark.parametrize("method", SEARCHES)
+def test_section_over_all_filings_when_one_lacks_it(retriever: Retriever, method: str) -> None:
+    result = getattr(retriever, method)("revenue in fiscal 2023", k=3, section="Item 7")
+    assert result.widened and "Beta Inc" in result.widen_note and "Acme" not in result.widen_note
+    for c in result.candidates:
+        assert c.chunk.filing_id == "beta" or c.chunk.section == "Item 7"
+
+
+def test_unknown_filing_gives_an_empty_result(retriever: Retriever) -> None:
+    result = retriever.search("competition", filings=["no-such-filing"], section="Item 1A")
+    assert result.candidates == [] and result.chunks == []
