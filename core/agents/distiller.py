@@ -22,9 +22,10 @@ _NUMERIC_RE = re.compile(
     re.I,
 )
 _DUPLICATE = 0.55
-_MAX_PER_EVIDENCE = 2
+_MAX_PER_EVIDENCE = 3
 _RELATIVE_FLOOR = 0.55
 # Words of a question's framing, not of its topic ("R&D results", "figures the filing reports").
+_COMMON_TERMS = set(content_terms("expenses revenue income costs total net operating amounts millions"))
 _SYNONYMS = {
     stem: tuple(content_terms(alts))
     for word, alts in {
@@ -59,6 +60,19 @@ class _Sentence:
     score: float = 0.0
     label_terms: set[str] | None = None  # table rows: the row label's terms
     caption_terms: set[str] | None = None  # table rows: the table caption's terms
+
+
+_LIST_RE = re.compile(r"^(list|name|which|who|what)\b|\b(competitors|customers|suppliers|names?)\b", re.I)
+
+
+def wants_names(question: str) -> bool:
+    """True when a sub-question asks to list or identify things (competitors, customers, risks)."""
+    return bool(_LIST_RE.search(question.strip()))
+
+
+def _proper_names(sentence: str) -> int:
+    # Capitalised words after the first one: "Kestrel Warehouse Systems", "Suntek", "Penang".
+    return sum(1 for w in sentence.split()[1:] if w[:1].isupper() and w.strip(".,;:()").isalpha())
 
 
 def wants_numbers(question: str) -> bool:
@@ -101,7 +115,15 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
                     seen.update({row.rendered, key})
                     label, caption = set(content_terms(row.label)), set(content_terms(row.caption))
                     out.append(
-                        _Sentence(row.rendered, ev.evidence_id, rank, label | caption, True, label, caption)
+                        _Sentence(
+                            row.rendered,
+                            ev.evidence_id,
+                            rank,
+                            label | caption,
+                            True,
+                            label_terms=label,
+                            caption_terms=caption,
+                        )
                     )
     return out
 
@@ -120,7 +142,13 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
     numeric = wants_numbers(inputs.sub_question)
     ranks = max(s.rank for s in sentences) + 1
     lexical = [sum(w for t, w in weight.items() if t in s.terms) / total for s in sentences]
-    prior = [0.06 * (1 - s.rank / ranks) + (0.18 if numeric and s.has_figure else 0.0) for s in sentences]
+    names = wants_names(inputs.sub_question)
+    prior = [
+        0.06 * (1 - s.rank / ranks)
+        + (0.18 if numeric and s.has_figure else 0.0)
+        + (0.06 if names and _proper_names(s.text) >= 2 else 0.0)
+        for s in sentences
+    ]
     semantic = _semantic(inputs, sentences, [lex + p for lex, p in zip(lexical, prior, strict=True)], deps)
     for i, s in enumerate(sentences):
         sem = semantic.get(i)
@@ -133,7 +161,11 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
             # A table row is on topic when most of its label is what was asked ("Other income
             # (expense), net" is not about "R&D expenses").
             covered = len(s.label_terms & query_terms) / max(len(s.label_terms), 1)
-            relevant = covered > 0.5 or bool(s.caption_terms and s.caption_terms & query_terms)
+            # A caption vouches for all its rows only through a distinctive word ("Segment ..."), not
+            # through "expenses" or "revenue", which every financial table shares.
+            relevant = covered > 0.5 or bool(
+                s.caption_terms and (s.caption_terms & query_terms) - _COMMON_TERMS
+            )
         s.score = score if relevant else -1.0
 
 
