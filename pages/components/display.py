@@ -59,28 +59,27 @@ def engine_label(engine: str) -> str:
     return "Offline engine" if engine == "offline" else f"LLM: {engine.removeprefix('llm:')}"
 
 
-def show_error(action: str, exc: Exception) -> None:
-    """Log the details and tell the analyst, in plain words, what failed and what to do."""
-    log.exception("%s failed", action)
+def error_text(action: str, exc: Exception) -> str:
+    """Log the details; return, in plain words, what failed and what to do (Markdown-escaped)."""
+    log.error("%s failed", action, exc_info=exc)
     name = type(exc).__name__
     detail = escape_markdown(str(exc))
     if name == "RunNotFound":
-        st.error(
-            f"{action}: this run no longer exists in the data directory. Start a new question.",
-            icon=":material/search_off:",
-        )
-    elif name == "RunStateError":
-        st.error(
+        return f"{action}: this run no longer exists in the data directory. Start a new question."
+    if name == "RunStateError":
+        return (
             f"{action}: the run has moved on since this page was drawn ({detail}). The page now shows its "
-            "current state; try again from there.",
-            icon=":material/sync_problem:",
+            "current state; try again from there."
         )
-    else:
-        st.error(
-            f"{action} did not complete: {name}: {detail}. Details are in the server log; check the "
-            "Settings page (model, LLM server) and try again.",
-            icon=":material/error:",
-        )
+    return (
+        f"{action} did not complete: {name}: {detail}. Details are in the server log; check the "
+        "Settings page (model, LLM server) and try again."
+    )
+
+
+def show_error(action: str, exc: Exception) -> None:
+    """Log the details and tell the analyst, in plain words, what failed and what to do."""
+    st.error(error_text(action, exc), icon=":material/error:")
 
 
 def page_link(page: str, label: str, icon: str, query_params: dict[str, str] | None = None) -> None:

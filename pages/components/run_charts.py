@@ -54,4 +54,4 @@ def run_charts(record: RunRecord) -> None:
         cols = st.columns(2)
         for col, (index, figure) in zip(cols, enumerate(figures[row : row + 2], start=row), strict=False):
             with col:
-                st.plotly_chart(figure, width="stretch", key=f"chart-{record.run_id}-{index}")
+                st.plotly_chart(figure, width="stretch", theme=None, key=f"chart-{record.run_id}-{index}")

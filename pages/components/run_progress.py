@@ -51,7 +51,7 @@ class RunProgress:
         label = NODE_LABELS.get(event.node or "", event.node or "")
         message = escape_markdown(event.message)
         if event.kind == "node_started" and label:
-            self.box.update(label=f"{where}{label}…")
+            self.box.update(label=f"{where}{label}…", expanded=True, state="running")
         elif event.kind == "node_finished" and event.node in _LOGGED_NODES:
             seconds = event.data.get("seconds")
             took = f" ({seconds:.1f} s)" if isinstance(seconds, (int, float)) else ""
