@@ -23,7 +23,12 @@ def best_quote(claim: str, passage: str) -> str:
     """The passage sentence that best supports `claim`, verbatim (cut at a word boundary if long)."""
     # Table rows are quoted as whole lines; prose as sentences.
     rows = [line.strip() for line in passage.splitlines() if line.strip().startswith("|")]
-    sentences = (split_sentences(passage) + rows) or [passage.strip()]
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|") if c.strip()]
+        # A claim rendered from a table row names the row's label and repeats its cells.
+        if len(cells) >= 2 and f"{cells[0]}:" in claim and all(c in claim for c in cells[1:]):
+            return row
+    sentences = [s for s in split_sentences(passage) if s.count("|") < 2] + rows or [passage.strip()]
     norm_claim = normalise_ws(claim)
     exact = next((s for s in sentences if normalise_ws(s) == norm_claim), None)
     if exact is None:

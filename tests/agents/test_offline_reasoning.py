@@ -218,3 +218,49 @@ def test_writer_cites_every_claim_and_says_what_was_searched() -> None:
 def test_quotes_and_escaping() -> None:
     assert best_quote("reduce our gross margin", RISK_TEXT).startswith("Competitors may introduce")
     assert escape_markdown("[1] *bold* <b>$5</b>") == r"\[1\] \*bold\* \<b\>\$5\</b\>"
+
+
+TABLE_TEXT = (
+    "Operating Expenses\n"
+    "|  | 2023 |  | 2022 |\n|---|---|---|---|\n"
+    "| Research and development expenses |  | $ 7,339 |  | $ 5,268 |\n"
+    "| Other income (expense), net |  | (48) |  | 107 |"
+)
+
+
+def test_numeric_questions_read_table_rows_and_cite_the_row_verbatim() -> None:
+    table = _ev("S2-E1", TABLE_TEXT)
+    out = offline_distil(
+        DistilInput(
+            sub_question="What were R&D expenses?",
+            keywords=["research and development expenses"],
+            evidence=[table],
+        ),
+        DEPS,
+    )
+    claims = [c.claim for c in out.cards]
+    assert claims == [
+        "Operating Expenses — Research and development expenses: $ 7,339 (2023); $ 5,268 (2022)"
+    ]
+    draft = offline_write(
+        WriterInput(
+            question="q",
+            steps=[
+                StepDigest(index=0, sub_question="R&D?", tool="search_10k", cards=out.cards, evidence=[table])
+            ],
+        ),
+        DEPS,
+    )
+    _, citations = assemble_report(draft, {"S2-E1": table})
+    assert citations[0].quote == "| Research and development expenses |  | $ 7,339 |  | $ 5,268 |"
+
+
+def test_list_questions_prefer_sentences_naming_things() -> None:
+    text = (
+        "Competition in our markets is intense and could reduce our margins over the coming years. "
+        "Our competitors include Kestrel Warehouse Systems, Brightline Automation and Halden Robotik in every region."
+    )
+    out = offline_distil(
+        DistilInput(sub_question="Which competitors are listed?", evidence=[_ev("S1-E1", text)]), DEPS
+    )
+    assert "Kestrel" in out.cards[0].claim
