@@ -176,3 +176,23 @@ def test_flattened_text_copy_still_has_its_items(real_filing):
     assert {"Item 1", "Item 1A", "Item 7", "Item 7A"} <= set(by_item)
     assert len(_section_text(parsed, by_item["Item 1A"])) > 100_000
     assert parsed.company == "NVIDIA Corporation" and parsed.fiscal_year == 2023
+
+
+def test_html_heading_split_over_two_blocks_with_nbsp_and_caps():
+    filler = "<p>" + "Ordinary prose fills this part of the filing. " * 60 + "</p>"
+    html = (
+        "<html><body><p>FORM 10-K</p>"
+        "<table><tr><td>Item&#160;1.</td><td>Business</td><td>3</td></tr>"
+        "<tr><td>Item&#160;7.</td><td>Management's Discussion and Analysis</td><td>9</td></tr></table>"
+        f"<p><b>ITEM&#160;1.</b></p><p><b>BUSINESS</b></p>{filler}"
+        "<p>As discussed in Item 7. Management's Discussion and Analysis, revenue grew.</p>"
+        f"<p><b>Item&#160;7.</b></p><p><b>Management&#8217;s Discussion and Analysis</b></p>{filler}"
+        "</body></html>"
+    )
+    parsed = parse_filing(html.encode(), "html")
+    sections = split_sections(parsed)
+    assert [s.item for s in sections] == [FRONT_MATTER, "Item 1", "Item 7"]
+    by_item = {s.item: s for s in sections}
+    assert by_item["Item 1"].title == "Business"
+    assert by_item["Item 7"].title == "Management’s Discussion and Analysis"
+    assert "revenue grew" in _section_text(parsed, by_item["Item 1"])
