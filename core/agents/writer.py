@@ -62,8 +62,8 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
         )
     missing = len(inputs.steps) - answered
     summary = (
-        f"Extractive answer from {filings}, researched in {len(inputs.steps)} step(s); each point below is a "
-        f"verbatim passage with its citation."
+        f"Extractive answer from {filings}, researched in {len(inputs.steps)} step(s). Each point quotes a cited "
+        f"passage (table rows as label: values) or computes from cited figures."
     )
     if missing:
         summary += f" {missing} step(s) found no supporting evidence; they say what was searched."
