@@ -99,7 +99,8 @@ NON_ENTITY_CAPS: frozenset[str] = _words(
     we you i it this that these those there then also item items part fiscal fy q1 q2 q3 q4 total net
     from to roughly approximately given considering define defined adjusted unadjusted non excluding
     including january february march april may june july august september october november december
-    does did do yes no not any all our its their year years quarter annual report
+    does did do yes no not any all our its their year years quarter annual report compare contrast list
+    describe explain summarize summarise identify find show tell assess evaluate discuss analyze analyse
     """
 )
 

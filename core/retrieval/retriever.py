@@ -16,6 +16,7 @@ from core.models import Fallback, QueryAnalysis, ScoredChunk, SearchResult, Stag
 from core.retrieval.analysis import analyze_query, vector_query_text
 from core.retrieval.fusion import fuse_rrf
 from core.retrieval.rerank import Reranker, load_reranker
+from core.retrieval.routing import route_filings
 from core.retrieval.scope import SearchScope, resolve_scope
 from core.retrieval.supervisor import choose_strategy
 
@@ -226,10 +227,20 @@ class Retriever:
         k: int | None = None,
         top_n: int | None = None,
         rerank: bool = True,
+        route: bool = True,
     ) -> SearchResult:
-        """Analyse, choose a strategy (auto) or take the one given, search k with filters, rerank to top_n."""
+        """Analyse, choose a strategy (auto) or take the one given, search k with filters, rerank to top_n.
+
+        With no filing filter and ``route`` on, a query naming companies in the library searches only
+        their filings (the result's filing_filter and justification say so).
+        """
         started = time.perf_counter()
         analysis = analyze_query(query)
+        route_note = None
+        if route and not filings:
+            routed = route_filings(analysis, self.store.catalog.list_filings())
+            if routed is not None:
+                filings, route_note = routed.filing_ids, routed.note
         if strategy == "auto":
             decision = choose_strategy(analysis)
             chosen: Strategy = decision.strategy
@@ -240,7 +251,7 @@ class Retriever:
             chosen
         ]
         result = search(query, k=k, section=section, filings=filings, analysis=analysis)
-        result.justification = justification
+        result.justification = f"{justification} {route_note}" if route_note else justification
         top_n = int(top_n if top_n is not None else self.settings.top_n)
         if rerank and result.candidates:
             reranker = self.reranker

@@ -124,3 +124,12 @@ def test_section_over_all_filings_when_one_lacks_it(retriever: Retriever, method
 def test_unknown_filing_gives_an_empty_result(retriever: Retriever) -> None:
     result = retriever.search("competition", filings=["no-such-filing"], section="Item 1A")
     assert result.candidates == [] and result.chunks == []
+
+
+def test_search_routes_to_the_named_company(retriever: Retriever) -> None:
+    result = retriever.search("What competition risks does Beta Inc face?", k=3)
+    assert result.filing_filter == ["beta"] and "Beta Inc" in result.justification
+    assert all(c.chunk.filing_id == "beta" for c in result.candidates)
+    unrouted = retriever.search("What competition risks does Beta Inc face?", k=15, route=False)
+    assert unrouted.filing_filter is None
+    assert {c.chunk.filing_id for c in unrouted.candidates} == {"acme", "beta"}

@@ -1,0 +1,46 @@
+"""Filing routing: when a query names a company in the library, search that company's filings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.index.tokenizer import tokenize
+from core.models import Filing, QueryAnalysis
+
+# Legal-form words say nothing about which company is meant.
+_SUFFIXES = frozenset(
+    "inc incorporated corp corporation company co plc ltd limited llc lp holding holdings group sa nv ag se the".split()  # noqa: SIM905
+)
+
+
+@dataclass
+class Route:
+    """The filings a query points to and a sentence saying why."""
+
+    filing_ids: list[str]
+    note: str
+
+
+def _name_tokens(name: str) -> set[str]:
+    return {t for t in tokenize(name, fold_plurals=False) if t not in _SUFFIXES}
+
+
+def route_filings(analysis: QueryAnalysis, filings: list[Filing]) -> Route | None:
+    """Filings whose company the query names; None when it names none of them, or every one."""
+    matched: dict[str, Filing] = {}
+    named: list[str] = []
+    for entity in analysis.entities:
+        words = _name_tokens(entity)
+        if not words:
+            continue
+        hits = [f for f in filings if f.company and words <= _name_tokens(f.company)]
+        if hits:
+            named.append(hits[0].company)
+            matched.update({f.filing_id: f for f in hits})
+    if not matched or len(matched) == len(filings):
+        return None
+    companies = ", ".join(dict.fromkeys(named))
+    return Route(
+        filing_ids=list(matched),
+        note=f"Searched only the filings of {companies}, which the question names.",
+    )

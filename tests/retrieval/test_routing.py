@@ -1,0 +1,51 @@
+"""Filing routing: a query naming a company in the library searches that company's filings."""
+
+from __future__ import annotations
+
+from core.models import Filing
+from core.retrieval.analysis import analyze_query
+from core.retrieval.routing import route_filings
+
+
+def _filing(filing_id: str, company: str) -> Filing:
+    return Filing(
+        filing_id=filing_id,
+        filename=f"{filing_id}.pdf",
+        company=company,
+        source_type="pdf",
+        pages=1,
+        chunks=1,
+    )
+
+
+LIBRARY = [
+    _filing("amex", "American Express Company"),
+    _filing("boeing22", "The Boeing Company"),
+    _filing("boeing18", "The Boeing Company"),
+    _filing("jnj", "Johnson & Johnson"),
+    _filing("unknown", "Unknown company"),
+]
+
+
+def test_named_company_routes_to_all_its_filings() -> None:
+    route = route_filings(analyze_query("Who are the primary customers of Boeing as of FY2022?"), LIBRARY)
+    assert route is not None and sorted(route.filing_ids) == ["boeing18", "boeing22"]
+    assert "The Boeing Company" in route.note
+
+
+def test_two_companies_route_to_both() -> None:
+    query = "Compare American Express and Johnson & Johnson on dividends"
+    route = route_filings(analyze_query(query), LIBRARY)
+    assert route is not None and sorted(route.filing_ids) == ["amex", "jnj"]
+
+
+def test_no_named_company_or_unknown_name_does_not_route() -> None:
+    assert route_filings(analyze_query("What are the main competition risks?"), LIBRARY) is None
+    assert route_filings(analyze_query("What did NVIDIA say about export controls?"), LIBRARY) is None
+    # Legal-form words alone ("Company") never match.
+    assert route_filings(analyze_query("What does the Company say about tariffs?"), LIBRARY) is None
+
+
+def test_a_name_matching_every_filing_does_not_route() -> None:
+    only_boeing = [f for f in LIBRARY if f.company == "The Boeing Company"]
+    assert route_filings(analyze_query("Boeing backlog"), only_boeing) is None
