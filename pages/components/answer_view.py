@@ -21,7 +21,7 @@ class SectionedHtmlWriter(HtmlWriter):
         self._current = ""
 
     def heading(self, text: str, level: int, anchor: str | None = None) -> None:
-        if level <= 2:
+        if level == 2:  # the level-1 title stays with the question and metadata in the '' section
             self._current = text
             self.sections.setdefault(text, [])
         super().heading(text, level, anchor)

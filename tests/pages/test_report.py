@@ -71,6 +71,12 @@ def test_report_shows_cited_answer_references_and_four_downloads(finished):
     cited = {int(n) for n in re.findall(r'href="#ref-(\d+)"', html)}
     assert cited and cited <= {c.number for c in record.citations}
     assert "Audit appendix" in html and "Plan history" in html
+    # The question and run metadata lead the report; the audit appendix sits apart, in its expander.
+    main = next(e.proto.body for e in at.get("html") if "<h2>Answer</h2>" in e.proto.body)
+    assert "Question: " in main and "<dt>Engine</dt>" in main and "Audit appendix" not in main
+    assert [e.label for e in at.expander] == [
+        "Audit appendix: plan history, strategies, evidence, fallbacks, timings"
+    ]
 
     downloads = at.get("download_button")
     assert [d.proto.label for d in downloads] == ["Markdown", "HTML", "PDF", "DOCX"]
