@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -20,16 +23,30 @@ def word_count(text: str) -> int:
 _CACHE: dict[tuple[str, ...], tuple[ParsedFiling, list[Section]]] = {}
 
 
+def _parse_path(path: Path) -> tuple[ParsedFiling, list[Section]]:
+    source: SourceType = (
+        "pdf" if path.suffix == ".pdf" else "html" if path.suffix in {".htm", ".html"} else "txt"
+    )
+    parsed = parse_filing(path.read_bytes(), source)
+    return parsed, split_sections(parsed)
+
+
 def load_real(*parts: str) -> tuple[ParsedFiling, list[Section]]:
     """Parse (once per session) a filing under shared/data, skipping when it is absent."""
     if parts not in _CACHE:
-        path = shared_file(*parts)
-        source: SourceType = (
-            "pdf" if path.suffix == ".pdf" else "html" if path.suffix in {".htm", ".html"} else "txt"
-        )
-        parsed = parse_filing(path.read_bytes(), source)
-        _CACHE[parts] = (parsed, split_sections(parsed))
+        _CACHE[parts] = _parse_path(shared_file(*parts))
     return _CACHE[parts]
+
+
+def prefetch_real(folder: tuple[str, ...], names: list[str]) -> None:
+    """Parse many filings at once on every core (pypdf is pure Python and single-threaded)."""
+    todo = [name for name in names if (*folder, name) not in _CACHE]
+    if not todo:
+        return
+    paths = [shared_file(*folder, name) for name in todo]
+    with ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
+        for name, result in zip(todo, pool.map(_parse_path, paths), strict=True):
+            _CACHE[(*folder, name)] = result
 
 
 @pytest.fixture(scope="session")

@@ -10,9 +10,9 @@ import pytest
 
 from core.ingest.chunker import chunk_sections
 from tests.conftest import SHARED_DATA, shared_file
-from tests.ingest.conftest import load_real, word_count
+from tests.ingest.conftest import load_real, prefetch_real, word_count
 
-# pypdf reads the ~9,000 pages of these 55 filings in about 10 minutes on two busy cores.
+# pypdf reads the ~9,000 pages of these 55 filings in about 10 minutes of CPU; they are parsed on every core.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 PDFS = SHARED_DATA / "financebench" / "pdfs"
@@ -25,7 +25,9 @@ MIN_PAGE_MATCH_RATE = 0.90
 
 def _ten_k_pdfs() -> list[str]:
     shared_file("financebench", "pdfs")
-    return sorted(p.name for p in PDFS.glob("*_10K*.pdf"))
+    names = sorted(p.name for p in PDFS.glob("*_10K*.pdf"))
+    prefetch_real(("financebench", "pdfs"), names)
+    return names
 
 
 def _words(text: str) -> Counter[str]:
