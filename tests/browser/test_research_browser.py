@@ -81,6 +81,27 @@ def delete_row(page, grid, row: int, done_text: str) -> None:
     raise AssertionError(f"deleting grid row {row} did not take effect")
 
 
+def choose_in_cell(page, grid, row: int, column: int, option: re.Pattern[str]) -> None:
+    """Open a select cell's editor from the keyboard ('#' cell, then `column` steps right) and pick `option`."""
+    for attempt in range(3):
+        wait_for_app(page)
+        page.wait_for_timeout(800)
+        box = grid.bounding_box()
+        page.mouse.click(box["x"] + 55, grid_row_y(box, row))  # the '#' cell: first data column
+        for _ in range(column):
+            page.keyboard.press("ArrowRight")
+        page.keyboard.press("Enter")
+        choice = page.get_by_role("option", name=option)
+        try:
+            choice.first.wait_for(timeout=5_000)
+            choice.first.click()
+            return
+        except Exception:
+            screenshot(page, f"research-cell-editor-attempt-{attempt + 1}")
+            page.keyboard.press("Escape")
+    raise AssertionError(f"could not choose {option.pattern} in grid row {row}, column {column}")
+
+
 def body_text(page) -> str:
     return page.locator("section.stMain, [data-testid='stMain']").first.inner_text()
 
@@ -129,20 +150,10 @@ def test_plan_edit_step_mode_override_graph_and_exports(app_server, page):
 
     # Edit the plan in the grid: delete the last step (row marker + Delete), then move step 1 to Item 1.
     grid = page.locator("[data-testid='stDataFrame']").first
-    box = grid.bounding_box()
     text_before = body_text(page)
     steps_before = int(re.search(r"(\d+) step\(s\) as proposed", text_before).group(1))
     delete_row(page, grid, steps_before - 1, f"{steps_before - 1} step(s) — edited")
-    box = grid.bounding_box()
-    page.mouse.click(box["x"] + 55, grid_row_y(box, 0))  # the '#' cell of row 1
-    for _ in range(3):  # '#' -> Sub-question -> Tool -> Item
-        page.keyboard.press("ArrowRight")
-    page.keyboard.press("Enter")
-    option = page.get_by_role("option", name=re.compile(r"^Item 1 · Business"))
-    if not option.count():  # the editor did not open on the first Enter while the grid settled
-        page.wait_for_timeout(1000)
-        page.keyboard.press("Enter")
-    option.click(timeout=15_000)
+    choose_in_cell(page, grid, row=0, column=3, option=re.compile(r"^Item 1 · Business"))
     page.wait_for_timeout(1500)
     wait_for_app(page)
     screenshot(page, "research-plan-edited")
