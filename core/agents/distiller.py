@@ -44,7 +44,7 @@ _SYNONYMS = {
     for stem in content_terms(word)
 }
 _GENERIC_TERMS = set(
-    content_terms("result results figures report reported filing relate compare change changes")
+    content_terms("result results figures report reported filing relate compare change changes risks")
 )
 # Chunk edges cut sentences: "happened in the past, ...", "2022, NVIDIA and ...", ") and ...".
 _FRAGMENT_START = re.compile(r"^(?:[a-z]|\d{1,4},|[,;:)\]])")
@@ -128,6 +128,10 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
     return out
 
 
+def _prefix(term: str) -> str:
+    return term[:6] if len(term) >= 7 else term
+
+
 def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> None:
     keyword_terms = {t for k in inputs.keywords for t in content_terms(k)}
     excluded = {t for term in inputs.exclude_terms for t in content_terms(term)}
@@ -135,13 +139,17 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
     # Filings say "increased" where questions say "grew".
     query_terms |= {syn for t in list(query_terms) for syn in _SYNONYMS.get(t, ())}
     n = len(sentences) or 1
+    # Long words meet on a six-letter prefix: "competition", "competitors" and "competitive" are one topic.
+    keys = {_prefix(t) for t in query_terms}
+    key_terms = {_prefix(t) for t in keyword_terms}
+    sentence_keys = [{_prefix(t) for t in s.terms} for s in sentences]
     # Rare terms in this evidence pool say more about relevance than terms every sentence shares.
-    idf = {t: math.log(1 + n / (1 + sum(t in s.terms for s in sentences))) for t in query_terms}
-    weight = {t: idf[t] * (1.2 if t in keyword_terms else 1.0) for t in query_terms}
+    idf = {k: math.log(1 + n / (1 + sum(k in sk for sk in sentence_keys))) for k in keys}
+    weight = {k: idf[k] * (1.2 if k in key_terms else 1.0) for k in keys}
     total = sum(weight.values()) or 1.0
     numeric = wants_numbers(inputs.sub_question)
     ranks = max(s.rank for s in sentences) + 1
-    lexical = [sum(w for t, w in weight.items() if t in s.terms) / total for s in sentences]
+    lexical = [sum(w for k, w in weight.items() if k in sk) / total for sk in sentence_keys]
     names = wants_names(inputs.sub_question)
     prior = [
         0.06 * (1 - s.rank / ranks)
