@@ -22,8 +22,8 @@ def _imports(path) -> set[str]:
     return names
 
 
-def test_core_never_imports_streamlit_or_pages():
-    offenders = [p.relative_to(REPO_ROOT) for p in CORE.rglob("*.py") if _imports(p) & {"streamlit", "pages"}]
+def test_core_never_imports_streamlit_or_views():
+    offenders = [p.relative_to(REPO_ROOT) for p in CORE.rglob("*.py") if _imports(p) & {"streamlit", "views"}]
     assert offenders == []
 
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.models import RunEvent
 from core.report.safe_text import escape_markdown
-from pages.components.display import NODE_LABELS
+from views.components.display import NODE_LABELS
 
 _LOGGED_NODES = {
     "plan_research",

@@ -5,10 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from core.report.safe_text import escape_markdown
-from pages.components.answer_view import report_sections
-from pages.components.display import STATUS_BADGES, engine_label, inject_css, page_link, show_error
-from pages.components.exports import download_buttons
-from pages.shared import workbench
+from views.components.answer_view import report_sections
+from views.components.display import STATUS_BADGES, engine_label, inject_css, page_link, show_error
+from views.components.exports import download_buttons
+from views.shared import workbench
 
 MAIN_SECTIONS = ("", "Answer", "References", "Unsupported or flagged claims")
 
@@ -23,7 +23,7 @@ st.caption(
 runs = bench.list_runs()
 if not runs:
     st.info("No research runs yet. Ask a question on the Research page first.", icon=":material/query_stats:")
-    page_link("pages/research.py", "Go to Research", ":material/query_stats:")
+    page_link("views/research.py", "Go to Research", ":material/query_stats:")
     st.stop()
 
 # Default: the run in the URL, else the most recent finished run, else the most recent run.
@@ -56,7 +56,7 @@ if record.status != "finished":
         "so far. Open the run in Research to continue it.",
         icon=":material/hourglass_top:",
     )
-    page_link("pages/research.py", "Open in Research", ":material/query_stats:", {"run": record.run_id})
+    page_link("views/research.py", "Open in Research", ":material/query_stats:", {"run": record.run_id})
 
 header = st.container(border=True)
 with header:

@@ -13,7 +13,7 @@ from core.report.charts import (
     rerank_score_figure,
     strategy_mix_figure,
 )
-from pages.components.exports import evidence_graph_page
+from views.components.exports import evidence_graph_page
 
 log = logging.getLogger(__name__)
 

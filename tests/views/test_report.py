@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from tests.conftest import REPO_ROOT, SAMPLE_DOCS
 
 SAMPLE = SAMPLE_DOCS / "northwind_10k_fy2025.html"
-PAGE = REPO_ROOT / "pages" / "report.py"
+PAGE = REPO_ROOT / "views" / "report.py"
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def finished(tmp_path_factory):
         mp.setenv("WORKBENCH_DATA_DIR", str(tmp_path_factory.mktemp("report") / "data"))
         mp.setenv("HF_HUB_OFFLINE", "1")
         from core.config import get_settings
-        from pages.shared import workbench
+        from views.shared import workbench
 
         get_settings.cache_clear()
         workbench.clear()
@@ -45,7 +45,7 @@ def _html(at: AppTest) -> str:
 def test_no_runs_invites_a_question(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "data"))
     from core.config import get_settings
-    from pages.shared import workbench
+    from views.shared import workbench
 
     get_settings.cache_clear()
     workbench.clear()
@@ -88,7 +88,7 @@ def test_exports_offered_carry_citations_and_the_audit_appendix(finished):
     from docx import Document
     from pypdf import PdfReader
 
-    from pages.components.exports import export_bytes
+    from views.components.exports import export_bytes
 
     _, record = finished
     first = record.citations[0]

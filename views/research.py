@@ -5,12 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from core.graph.records import RunRecord
-from pages.components.display import error_text, inject_css, show_error
-from pages.components.question_form import question_form
-from pages.components.run_header import run_header
-from pages.components.run_progress import RunProgress
-from pages.components.run_views import Action, interrupted, plan_review, results, step_review
-from pages.shared import workbench
+from views.components.display import error_text, inject_css, show_error
+from views.components.question_form import question_form
+from views.components.run_header import run_header
+from views.components.run_progress import RunProgress
+from views.components.run_views import Action, interrupted, plan_review, results, step_review
+from views.shared import workbench
 
 # A failed action's message survives the redraw that follows it (a UI message, not run state).
 FLASH = "research-flash"

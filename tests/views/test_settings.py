@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import REPO_ROOT
 
-PAGE = REPO_ROOT / "pages" / "settings.py"
+PAGE = REPO_ROOT / "views" / "settings.py"
 KEY = "sk-test-secret-7f3a9c41"
 
 
@@ -21,7 +21,7 @@ def settings_page(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("WORKBENCH_LLM_API_KEY", KEY)
     from core.config import get_settings
-    from pages.shared import workbench
+    from views.shared import workbench
 
     get_settings.cache_clear()
     workbench.clear()
@@ -99,7 +99,7 @@ def test_key_is_masked_and_data_dir_read_only(settings_page):
 
 
 def test_save_applies_settings_without_restart(settings_page):
-    from pages.shared import workbench
+    from views.shared import workbench
 
     at = settings_page()
     next(n for n in at.number_input if n.label.startswith("Candidates")).set_value(14)
@@ -115,7 +115,7 @@ def test_save_applies_settings_without_restart(settings_page):
 
 
 def test_forget_key_removes_it(settings_page):
-    from pages.shared import workbench
+    from views.shared import workbench
 
     at = settings_page()
     at.checkbox[0].check()

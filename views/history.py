@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from core.graph.records import RunSummary
-from pages.components.display import STATUS_BADGES, engine_label, inject_css, show_error
-from pages.components.run_progress import RunProgress
-from pages.shared import workbench
+from views.components.display import STATUS_BADGES, engine_label, inject_css, show_error
+from views.components.run_progress import RunProgress
+from views.shared import workbench
 
 RESUMABLE = ("paused_after_step", "running", "failed")
 
@@ -94,9 +94,9 @@ if run.status == "awaiting_plan_review":
     st.caption(":material/rate_review: This run waits for its plan to be approved: open it in Research.")
 
 if open_run:
-    st.switch_page("pages/research.py", query_params={"run": chosen})
+    st.switch_page("views/research.py", query_params={"run": chosen})
 if open_report:
-    st.switch_page("pages/report.py", query_params={"run": chosen})
+    st.switch_page("views/report.py", query_params={"run": chosen})
 if resume:
     with action_slot:
         record = bench.get_run(chosen)
@@ -108,4 +108,4 @@ if resume:
             show_error("Resuming the run", exc)
             st.stop()
         progress.finish("Resumed")
-    st.switch_page("pages/research.py", query_params={"run": chosen})
+    st.switch_page("views/research.py", query_params={"run": chosen})

@@ -17,7 +17,7 @@ def bench(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     from core.config import get_settings
-    from pages.shared import workbench
+    from views.shared import workbench
 
     get_settings.cache_clear()
     workbench.clear()
@@ -28,7 +28,7 @@ def bench(tmp_path, monkeypatch):
 
 def _history() -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=180).run()
-    return at.switch_page("pages/history.py").run()
+    return at.switch_page("views/history.py").run()
 
 
 def _button(at: AppTest, label: str):

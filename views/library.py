@@ -7,7 +7,7 @@ import streamlit as st
 
 from core.models import IngestProgress
 from core.report.safe_text import escape_markdown
-from pages.shared import workbench
+from views.shared import workbench
 
 STAGE_LABELS = {
     "validate": "Checking file",

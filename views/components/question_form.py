@@ -10,7 +10,7 @@ import streamlit as st
 
 from core.models import Filing
 from core.service import SAMPLE_FILING
-from pages.components.plan_editor import filing_choices
+from views.components.plan_editor import filing_choices
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from tests.conftest import REPO_ROOT, SAMPLE_DOCS
 
 SAMPLE = SAMPLE_DOCS / "northwind_10k_fy2025.html"
 SMALL = REPO_ROOT / "tests" / "fixtures" / "small_filing.txt"
-PAGE = REPO_ROOT / "pages" / "research.py"
+PAGE = REPO_ROOT / "views" / "research.py"
 
 
 @pytest.fixture
@@ -22,7 +22,7 @@ def bench(tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     from core.config import get_settings
-    from pages.shared import workbench
+    from views.shared import workbench
 
     get_settings.cache_clear()
     workbench.clear()
@@ -196,7 +196,7 @@ def test_step_mode_pauses_then_override_rerun_and_finish_now(bench):
 
 def test_rows_to_plan_keeps_ids_orders_by_number_and_names_new_rows():
     from core.models import Plan, PlanStep
-    from pages.components.plan_editor import plan_frame, rows_to_plan
+    from views.components.plan_editor import plan_frame, rows_to_plan
 
     original = Plan(
         steps=[
@@ -223,7 +223,7 @@ def test_rows_to_plan_keeps_ids_orders_by_number_and_names_new_rows():
 
 
 def test_highlight_escapes_document_text_before_marking_terms():
-    from pages.components.evidence_cards import highlight_html
+    from views.components.evidence_cards import highlight_html
 
     hostile = 'Revenue <script>alert(1)</script> grew; <img src=x onerror="alert(2)"> revenue & "risk"'
     html = highlight_html(hostile, ["revenue", "script", "risk"])
@@ -238,7 +238,7 @@ def test_highlight_escapes_document_text_before_marking_terms():
 def test_candidates_table_places_each_score_in_its_stage():
     from core.graph.records import CandidateRef, StepRecord
     from core.models import Evidence, StageScores
-    from pages.components.step_panel import candidates_frame
+    from views.components.step_panel import candidates_frame
 
     step = StepRecord(
         index=0,

@@ -9,8 +9,8 @@ from pydantic import SecretStr, ValidationError
 
 from core.config import Settings
 from core.report.safe_text import escape_markdown
-from pages.components.display import inject_css
-from pages.shared import workbench
+from views.components.display import inject_css
+from views.shared import workbench
 
 log = logging.getLogger(__name__)
 

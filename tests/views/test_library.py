@@ -15,11 +15,11 @@ def library_app(tmp_path, monkeypatch):
     """The Library page over a fresh data directory."""
     monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "data"))
     from core.config import get_settings
-    from pages.shared import workbench
+    from views.shared import workbench
 
     get_settings.cache_clear()
     workbench.clear()
-    yield lambda: AppTest.from_file(str(REPO_ROOT / "pages" / "library.py"), default_timeout=120)
+    yield lambda: AppTest.from_file(str(REPO_ROOT / "views" / "library.py"), default_timeout=120)
     get_settings.cache_clear()
     workbench.clear()
 
@@ -32,7 +32,7 @@ def test_empty_library_invites_an_upload(library_app):
 
 
 def test_ingested_filing_is_listed_with_its_sections_and_can_be_deleted(library_app):
-    from pages.shared import workbench
+    from views.shared import workbench
 
     bench = workbench()
     result = bench.ingest([(SMALL.name, SMALL.read_bytes())])[0]

@@ -11,11 +11,11 @@ import streamlit as st
 from core.graph.records import RunRecord
 from core.models import Filing, Plan
 from core.report.safe_text import escape_markdown
-from pages.components.answer_view import show_sections
-from pages.components.display import page_link
-from pages.components.plan_editor import plan_changed, plan_editor, rows_to_plan
-from pages.components.run_charts import run_charts, run_graph
-from pages.components.step_panel import step_panel
+from views.components.answer_view import show_sections
+from views.components.display import page_link
+from views.components.plan_editor import plan_changed, plan_editor, rows_to_plan
+from views.components.run_charts import run_charts, run_graph
+from views.components.step_panel import step_panel
 
 
 @dataclass
@@ -135,7 +135,7 @@ def results(record: RunRecord, bench: Any) -> Action | None:
                 st.caption(f":material/flag: {escape_markdown(record.finish_reason)}")
             show_sections(record, ["Answer", "References", "Unsupported or flagged claims"])
             page_link(
-                "pages/report.py",
+                "views/report.py",
                 "Open the report and its exports",
                 ":material/description:",
                 {"run": record.run_id},

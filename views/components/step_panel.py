@@ -7,8 +7,8 @@ import streamlit as st
 
 from core.graph.records import StepRecord
 from core.report.safe_text import escape_markdown
-from pages.components.display import TOOL_LABELS
-from pages.components.evidence_cards import evidence_cards, knowledge_cards
+from views.components.display import TOOL_LABELS
+from views.components.evidence_cards import evidence_cards, knowledge_cards
 
 STRATEGIES = ["vector", "keyword", "hybrid"]
 STRATEGY_COLORS = {"vector": "blue", "keyword": "orange", "hybrid": "green"}
