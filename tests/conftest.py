@@ -19,6 +19,22 @@ def shared_file(*parts: str) -> Path:
     return path
 
 
+def make_chunk(filing: str, i: int, section: str, text: str):
+    """A minimal chunk for index tests (id '<filing>-<i>', page i)."""
+    from core.models import Chunk
+
+    return Chunk(
+        chunk_id=f"{filing}-{i}",
+        filing_id=filing,
+        section=section,
+        page=i,
+        chunk_index=i,
+        char_start=0,
+        char_end=len(text),
+        text=text,
+    )
+
+
 @pytest.fixture
 def settings(tmp_path):
     """Settings pointing at a fresh data directory."""

@@ -1,21 +1,7 @@
 """BM25 keyword index: filters, persistence, removal."""
 
 from core.index.keyword_index import KeywordIndex
-from core.models import Chunk
-
-
-def _chunk(filing: str, i: int, section: str, text: str) -> Chunk:
-    return Chunk(
-        chunk_id=f"{filing}-{i}",
-        filing_id=filing,
-        section=section,
-        page=i,
-        chunk_index=i,
-        char_start=0,
-        char_end=len(text),
-        text=text,
-    )
-
+from tests.conftest import make_chunk as _chunk
 
 CHUNKS_A = [
     _chunk("a", 0, "Item 1A", "Competition in the GPU market is intense and could reduce our margins."),

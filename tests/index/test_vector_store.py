@@ -4,21 +4,7 @@ import pytest
 
 from core.index.embeddings import get_embedder
 from core.index.vector_store import VectorStore
-from core.models import Chunk
-
-
-def _chunk(filing: str, i: int, section: str, text: str) -> Chunk:
-    return Chunk(
-        chunk_id=f"{filing}-{i}",
-        filing_id=filing,
-        section=section,
-        page=i,
-        chunk_index=i,
-        char_start=0,
-        char_end=len(text),
-        text=text,
-    )
-
+from tests.conftest import make_chunk as _chunk
 
 CHUNKS = [
     _chunk("a", 0, "Item 1A", "Intense competition could erode our market share and pricing power."),
