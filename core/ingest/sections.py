@@ -268,7 +268,7 @@ def split_sections(parsed: ParsedFiling) -> list[Section]:
         sections.append(Section(label, label, None, 0, first_start))
     for k, (start, cand) in enumerate(starts):
         end = starts[k + 1][0] if k + 1 < len(starts) else len(blocks)
-        title = _clean_title(cand.title) or ITEM_TITLES[cand.item]
+        title = _display_title(cand.item, cand.title)
         sections.append(Section(cand.item, title, part_of(cand.item), start, end))
     return _split_off_signatures(blocks, _relocate_statements(blocks, sections))
 
@@ -333,6 +333,19 @@ def _split_off_signatures(blocks: list[Block], sections: list[Section]) -> list[
     if at is None:
         return sections
     return [*sections[:-1], *_split(last, at, last.end_block, UNSECTIONED, UNSECTIONED, None)]
+
+
+def _display_title(item: str, raw: str) -> str:
+    """The heading's own title, or the known title when extraction ran the heading into the body text."""
+    title = _clean_title(raw)
+    if not title:
+        return ITEM_TITLES[item]
+    got = _letters(title)
+    for known in _titles_for(item):
+        # "Business This Annual Report on Form 10-K ..." starts with the whole known title and goes on.
+        if got.startswith(_letters(known)) and len(title) > len(known) + 3:
+            return known
+    return title
 
 
 def _clean_title(title: str) -> str:
