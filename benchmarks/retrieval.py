@@ -308,6 +308,9 @@ def main() -> None:
     parser.add_argument(
         "--skip-naive", action="store_true", help="no naive baseline (halves the first build)"
     )
+    parser.add_argument(
+        "--query-threads", type=int, default=None, help="torch threads while querying (default: torch's own)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="JSON output path")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -320,6 +323,12 @@ def main() -> None:
     naive = None if args.skip_naive else build_naive(store, docs)
     build_s = time.perf_counter() - started
     questions = [q for q in questions if q.doc in ids]
+    if args.query_threads:
+        import torch
+
+        # One short query gains nothing from intra-op threads, and on a busy 2-core machine they wait on
+        # each other (measured: ~500 ms per query embedding with 2 threads vs ~15 ms with 1).
+        torch.set_num_threads(args.query_threads)
     retriever = Retriever(store)
     report: dict = {
         "questions": len(questions),
@@ -328,7 +337,12 @@ def main() -> None:
         "index_chunks": store.catalog.count_chunks(),
         "embedding_model": store.settings.embedding_model,
         "build_seconds_this_run": round(build_s, 1),
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load_avg_1m_at_start": round(os.getloadavg()[0], 2),
+        },
+        "query_threads": args.query_threads,
         "settings": {},
     }
     markdown = []
