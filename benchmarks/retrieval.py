@@ -5,8 +5,7 @@ shared/data/financebench/pdfs. Gold: the 0-based ``evidence_page_num`` of any ev
 question's filing. Two settings: per filing (search restricted to the question's filing) and pooled
 (one index of every selected 10-K, no filing filter). Methods: a naive baseline (page text in fixed
 1,000-character chunks, vector top-k, own Chroma collection), vector, keyword, hybrid, hybrid + rerank,
-and auto (supervisor + rerank). "hybrid+rerank" and "auto" run the product funnel (Retriever.search): in
-the pooled setting it searches only the filings of a company the question names, when the library has it.
+and auto (supervisor + rerank); the last two run the product funnel (Retriever.search, no filing routing).
 
 Usage:
     python benchmarks/retrieval.py --filings 8          # a quick subset (filings with most questions first)
@@ -358,10 +357,7 @@ def main() -> None:
             "auto_strategies": stats["auto"].strategies,
             "first_hit_rank": rows,
         }
-    report["notes"] = (
-        "hybrid+rerank and auto run Retriever.search, which in the pooled setting routes a question naming a "
-        "company in the library to that company's filings; vector/keyword/hybrid search the whole pool."
-    )
+    report["notes"] = "hybrid+rerank and auto run Retriever.search with its defaults (no filing routing)."
     report["reranker"] = retriever.reranker.name
     report["reranker_fallback"] = retriever.fallback.reason if retriever.fallback else None
     print("\n\n".join(markdown))

@@ -227,12 +227,13 @@ class Retriever:
         k: int | None = None,
         top_n: int | None = None,
         rerank: bool = True,
-        route: bool = True,
+        route: bool = False,
     ) -> SearchResult:
         """Analyse, choose a strategy (auto) or take the one given, search k with filters, rerank to top_n.
 
         With no filing filter and ``route`` on, a query naming companies in the library searches only
-        their filings (the result's filing_filter and justification say so).
+        their filings (the result's filing_filter and justification say so). Off by default: on
+        FinanceBench (16 filings pooled) it moved hit@10 from 41.5% to 45.3% but hit@5 from 37.7% to 35.8%.
         """
         started = time.perf_counter()
         analysis = analyze_query(query)

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from core.index.tokenizer import tokenize
 from core.models import Filing, QueryAnalysis
 
+#: Company label ingestion gives a filing whose cover page named no company (core.ingest.pipeline).
+UNKNOWN_COMPANY = "Unknown company"
+
 # Legal-form words say nothing about which company is meant.
 _SUFFIXES = frozenset(
     "inc incorporated corp corporation company co plc ltd limited llc lp holding holdings group sa nv ag se the".split()  # noqa: SIM905
@@ -26,7 +29,10 @@ def _name_tokens(name: str) -> set[str]:
 
 
 def route_filings(analysis: QueryAnalysis, filings: list[Filing]) -> Route | None:
-    """Filings whose company the query names; None when it names none of them, or every one."""
+    """Filings whose company the query names; None when it names none of them, or every one.
+
+    Filings whose company was not detected stay in the routed set: they may be the one named.
+    """
     matched: dict[str, Filing] = {}
     named: list[str] = []
     for entity in analysis.entities:
@@ -37,10 +43,15 @@ def route_filings(analysis: QueryAnalysis, filings: list[Filing]) -> Route | Non
         if hits:
             named.append(hits[0].company)
             matched.update({f.filing_id: f for f in hits})
-    if not matched or len(matched) == len(filings):
+    if not matched:
+        return None
+    unknown = [f for f in filings if not f.company or f.company == UNKNOWN_COMPANY]
+    matched.update({f.filing_id: f for f in unknown})
+    if len(matched) == len(filings):
         return None
     companies = ", ".join(dict.fromkeys(named))
+    also = f" (and {len(unknown)} filing(s) whose company is unknown)" if unknown else ""
     return Route(
         filing_ids=list(matched),
-        note=f"Searched only the filings of {companies}, which the question names.",
+        note=f"Searched only the filings of {companies}{also}, which the question names.",
     )

@@ -127,9 +127,9 @@ def test_unknown_filing_gives_an_empty_result(retriever: Retriever) -> None:
 
 
 def test_search_routes_to_the_named_company(retriever: Retriever) -> None:
-    result = retriever.search("What competition risks does Beta Inc face?", k=3)
+    result = retriever.search("What competition risks does Beta Inc face?", k=3, route=True)
     assert result.filing_filter == ["beta"] and "Beta Inc" in result.justification
     assert all(c.chunk.filing_id == "beta" for c in result.candidates)
-    unrouted = retriever.search("What competition risks does Beta Inc face?", k=15, route=False)
+    unrouted = retriever.search("What competition risks does Beta Inc face?", k=15)
     assert unrouted.filing_filter is None
     assert {c.chunk.filing_id for c in unrouted.candidates} == {"acme", "beta"}
