@@ -55,8 +55,11 @@ def _load_cross_encoder(model: str) -> Any:
         # local_files_only makes a missing hub model fail at once instead of retrying for ~47 s offline.
         return CrossEncoder(source, local_files_only=True, device="cpu")
     except Exception as exc:  # any load failure means "not available here"
-        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise RerankerUnavailable(f"{model!r} is not available locally ({first_line[:200]})") from exc
+        if path.is_dir():
+            detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        else:
+            detail = "no such model directory, and not in the local model cache"
+        raise RerankerUnavailable(f"{model!r} is not available locally ({detail})") from exc
 
 
 class CrossEncoderReranker:
