@@ -138,6 +138,18 @@ class Retriever:
 
     # --- the three searches -----------------------------------------------------------------
 
+    def _prepare(
+        self,
+        query: str,
+        k: int | None,
+        section: str | None,
+        filings: list[str] | None,
+        analysis: QueryAnalysis | None,
+    ) -> tuple[int, QueryAnalysis, SearchScope]:
+        """What every search needs first: k, the query analysis and the filtered (maybe widened) scope."""
+        k = self._k(k)
+        return k, analysis or analyze_query(query), resolve_scope(self.store.catalog, filings, section, k)
+
     def vector_search(
         self,
         query: str,
@@ -148,9 +160,7 @@ class Retriever:
     ) -> SearchResult:
         """Nearest chunks by cosine similarity of the information need (+ line items), within the filters."""
         started = time.perf_counter()
-        k = self._k(k)
-        analysis = analysis or analyze_query(query)
-        scope = resolve_scope(self.store.catalog, filings, section, k)
+        k, analysis, scope = self._prepare(query, k, section, filings, analysis)
         ranking = self._vector_ranking(vector_query_text(analysis), k, scope)
         ranked = [
             (cid, StageScores(vector=s, vector_rank=r), s) for r, (cid, s) in enumerate(ranking, start=1)
@@ -169,9 +179,7 @@ class Retriever:
     ) -> SearchResult:
         """BM25 over the core query (instructions removed), within the same filters."""
         started = time.perf_counter()
-        k = self._k(k)
-        analysis = analysis or analyze_query(query)
-        scope = resolve_scope(self.store.catalog, filings, section, k)
+        k, analysis, scope = self._prepare(query, k, section, filings, analysis)
         ranking = self._keyword_ranking(keyword_query_tokens(analysis), k, scope)
         ranked = [
             (cid, StageScores(bm25=s, keyword_rank=r), s) for r, (cid, s) in enumerate(ranking, start=1)
@@ -190,9 +198,7 @@ class Retriever:
     ) -> SearchResult:
         """Weighted reciprocal rank fusion of the vector and keyword rankings, same filters."""
         started = time.perf_counter()
-        k = self._k(k)
-        analysis = analysis or analyze_query(query)
-        scope = resolve_scope(self.store.catalog, filings, section, k)
+        k, analysis, scope = self._prepare(query, k, section, filings, analysis)
         depth = k * FUSION_DEPTH
         vector = self._vector_ranking(vector_query_text(analysis), depth, scope)
         keyword = self._keyword_ranking(keyword_query_tokens(analysis), depth, scope)
