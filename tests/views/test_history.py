@@ -11,20 +11,6 @@ SAMPLE = SAMPLE_DOCS / "northwind_10k_fy2025.html"
 APP = REPO_ROOT / "app.py"
 
 
-@pytest.fixture
-def bench(tmp_path, monkeypatch):
-    """A workbench over a fresh data directory (the one the pages' cached workbench() returns)."""
-    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    from core.config import get_settings
-    from views.shared import workbench
-
-    get_settings.cache_clear()
-    workbench.clear()
-    yield workbench()
-    get_settings.cache_clear()
-    workbench.clear()
-
 
 def _history() -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=180).run()

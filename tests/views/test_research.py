@@ -16,20 +16,6 @@ SMALL = REPO_ROOT / "tests" / "fixtures" / "small_filing.txt"
 PAGE = REPO_ROOT / "views" / "research.py"
 
 
-@pytest.fixture
-def bench(tmp_path, monkeypatch):
-    """A workbench over a fresh data directory (the one the page's cached workbench() returns)."""
-    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    from core.config import get_settings
-    from views.shared import workbench
-
-    get_settings.cache_clear()
-    workbench.clear()
-    yield workbench()
-    get_settings.cache_clear()
-    workbench.clear()
-
 
 def _page() -> AppTest:
     return AppTest.from_file(str(PAGE), default_timeout=180)
