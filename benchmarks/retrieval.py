@@ -5,7 +5,9 @@ shared/data/financebench/pdfs. Gold: the 0-based ``evidence_page_num`` of any ev
 question's filing. Two settings: per filing (search restricted to the question's filing) and pooled
 (one index of every selected 10-K, no filing filter). Methods: a naive baseline (page text in fixed
 1,000-character chunks, vector top-k, own Chroma collection), vector, keyword, hybrid, hybrid + rerank,
-and auto (supervisor + rerank); the last two run the product funnel (Retriever.search, no filing routing).
+and auto (supervisor + rerank); the last two run the product funnel (Retriever.search, no filing routing):
+settings.k candidates (default 30) reranked down to the top 10 that are scored. Every method is scored
+on its top 10.
 
 Usage:
     python benchmarks/retrieval.py --filings 8          # a quick subset (filings with most questions first)
@@ -197,15 +199,19 @@ def run_methods(
     # Pooled: the whole selected library (None = no filter, when the index holds exactly that).
     filings = [ids[q.doc]] if per_filing else pool
     naive_filter = [q.doc] if per_filing else None
+    pool_k = max(K, retriever.settings.k)
     methods: dict[str, Callable[[], tuple[Hits, str | None]]] = {
         "naive": lambda: (_naive(retriever, naive, q, naive_filter, ids), None),
         "vector": lambda: _pages(retriever.vector_search(q.question, k=K, filings=filings)),
         "keyword": lambda: _pages(retriever.keyword_search(q.question, k=K, filings=filings)),
         "hybrid": lambda: _pages(retriever.hybrid_search(q.question, k=K, filings=filings)),
+        # The funnel as the product runs it: settings.k candidates reranked down to the K we score.
         "hybrid+rerank": lambda: _pages(
-            retriever.search(q.question, strategy="hybrid", k=K, top_n=K, filings=filings)
+            retriever.search(q.question, strategy="hybrid", k=pool_k, top_n=K, filings=filings)
         ),
-        "auto": lambda: _pages(retriever.search(q.question, strategy="auto", k=K, top_n=K, filings=filings)),
+        "auto": lambda: _pages(
+            retriever.search(q.question, strategy="auto", k=pool_k, top_n=K, filings=filings)
+        ),
     }
     if naive is None:
         del methods["naive"]
@@ -357,7 +363,11 @@ def main() -> None:
             "auto_strategies": stats["auto"].strategies,
             "first_hit_rank": rows,
         }
-    report["notes"] = "hybrid+rerank and auto run Retriever.search with its defaults (no filing routing)."
+    report["candidate_pool"] = max(K, retriever.settings.k)
+    report["notes"] = (
+        "hybrid+rerank and auto run Retriever.search with its defaults (no filing routing): "
+        "candidate_pool candidates reranked to the top k scored."
+    )
     report["reranker"] = retriever.reranker.name
     report["reranker_fallback"] = retriever.fallback.reason if retriever.fallback else None
     print("\n\n".join(markdown))

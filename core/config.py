@@ -36,7 +36,14 @@ class Settings(BaseSettings):
     reranker_model: str = DEFAULT_RERANKER_MODEL
 
     # Retrieval
-    k: int = Field(default=10, description="Candidates retrieved per step.")
+    k: int = Field(
+        default=30,
+        description=(
+            "Candidates retrieved per step and handed to the reranker. A pool deeper than top_n lets the "
+            "reranker promote passages the first stage ranked low (FinanceBench: hit@5 +4 to +6 points "
+            "going from 10 to 30)."
+        ),
+    )
     top_n: int = Field(default=5, description="Evidence kept after reranking.")
     rrf_k: int = Field(default=60, description="Reciprocal-rank-fusion constant.")
     rrf_vector_weight: float = 1.0
