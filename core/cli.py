@@ -106,7 +106,12 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
             "reranker": result.reranker,
             "seconds": round(result.seconds, 4),
             "chunks": [
-                {**chunk_record(s.chunk), "score": s.score, "scores": s.scores.model_dump(exclude_none=True)}
+                {
+                    **chunk_record(s.chunk),
+                    "score": s.score,
+                    "scores": s.scores.model_dump(exclude_none=True),
+                    "widened": s.widened,
+                }
                 for s in result.chunks
             ],
         }

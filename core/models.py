@@ -144,6 +144,10 @@ class ScoredChunk(BaseModel):
     chunk: Chunk
     score: float = Field(description="Score of the last stage applied.")
     scores: StageScores = Field(default_factory=StageScores)
+    widened: bool = Field(
+        default=False,
+        description="Found only because the Item filter was widened (the Item held too few passages).",
+    )
 
 
 class QueryAnalysis(BaseModel):

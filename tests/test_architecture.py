@@ -28,7 +28,9 @@ def test_core_never_imports_streamlit_or_views():
 
 
 def test_only_core_llm_imports_langchain_openai():
-    users = [p.relative_to(REPO_ROOT).as_posix() for p in CORE.rglob("*.py") if "langchain_openai" in _imports(p)]
+    users = [
+        p.relative_to(REPO_ROOT).as_posix() for p in CORE.rglob("*.py") if "langchain_openai" in _imports(p)
+    ]
     assert users in ([], ["core/llm.py"])
 
 
@@ -47,7 +49,9 @@ def test_importing_the_service_loads_no_model_or_client():
         "heavy = [m for m in ('torch', 'sentence_transformers', 'chromadb', 'langchain_openai') if m in sys.modules]; "
         "print(','.join(heavy))"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
 

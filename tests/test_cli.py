@@ -1,4 +1,4 @@
-"""The command-line contract: ingest, chunks, filings, delete (JSON shapes and exit codes)."""
+"""The command-line contract: ingest, chunks, filings, retrieve, delete (JSON shapes and exit codes)."""
 
 from __future__ import annotations
 
@@ -51,6 +51,28 @@ def test_ingest_chunks_filings_delete(tmp_path):
 
     listed = json.loads(run_cli("filings", "--data-dir", data_dir).stdout)
     assert [f["filing_id"] for f in listed] == [record["filing_id"]]
+
+    for strategy in ("auto", "keyword"):
+        found = run_cli(
+            "retrieve", "What risks does competition pose?", "--strategy", strategy, "--section", "Item 1A",
+            "--filing", record["filing_id"], "--k", "4", "--top-n", "2", "--data-dir", data_dir,
+        )  # fmt: skip
+        assert found.returncode == 0, found.stderr
+        result = json.loads(found.stdout)
+        assert set(result) == {
+            "query", "strategy", "justification", "section_filter", "filing_filter", "widened", "widen_note",
+            "reranker", "seconds", "chunks",
+        }  # fmt: skip
+        assert result["strategy"] in {"vector", "keyword", "hybrid"} and result["justification"]
+        assert (strategy == "auto") or result["strategy"] == "keyword"
+        assert result["section_filter"] == "Item 1A" and result["filing_filter"] == [record["filing_id"]]
+        assert "local scorer" in result["reranker"] and 1 <= len(result["chunks"]) <= 2
+        for chunk in result["chunks"]:
+            assert set(chunk) == {
+                "chunk_id", "filing_id", "section", "section_title", "page", "text", "score", "scores", "widened",
+            }  # fmt: skip
+            assert chunk["filing_id"] == record["filing_id"] and chunk["scores"]["rerank_rank"] >= 1
+            assert chunk["section"] == "Item 1A" or chunk["widened"]
 
     assert run_cli("delete", record["filing_id"], "--data-dir", data_dir).returncode == 0
     assert json.loads(run_cli("filings", "--data-dir", data_dir).stdout) == []

@@ -23,6 +23,7 @@ from core.graph.nodes_plan import filing_infos
 from core.graph.records import CandidateRef, StepRecord
 from core.graph.state import ResearchState
 from core.models import Evidence, Fallback, KnowledgeCard, ScoredChunk, StrategyDecision
+from core.retrieval.rerank import keep_filter_first
 from core.tools.calculation_step import run_calculations
 from core.tools.web_search import search_web as web_search_tool
 
@@ -141,7 +142,12 @@ def retrieve_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> d
                 "pool": pool,
                 "candidates": [
                     CandidateRef(
-                        chunk_id=c.chunk.chunk_id, section=c.chunk.section, page=c.chunk.page, score=c.score
+                        chunk_id=c.chunk.chunk_id,
+                        section=c.chunk.section,
+                        page=c.chunk.page,
+                        score=c.score,
+                        scores=c.scores,
+                        widened=c.widened,
                     )
                     for c in pool
                 ],
@@ -177,6 +183,12 @@ def _evidence(index: int, chunks: list[ScoredChunk], labels: dict[str, str]) -> 
     ]
 
 
+def _with_rerank_scores(candidates: list[CandidateRef], ranked: list[ScoredChunk]) -> list[CandidateRef]:
+    """The candidates in first-stage order, each with the stage scores the reranker gave it."""
+    by_id = {sc.chunk.chunk_id: sc.scores for sc in ranked}
+    return [c.model_copy(update={"scores": by_id.get(c.chunk_id, c.scores)}) for c in candidates]
+
+
 @instrumented("rerank_evidence")
 def rerank_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """Rerank the candidates to top_n (cross-encoder, or the documented local scorer) and keep them as evidence."""
@@ -185,22 +197,29 @@ def rerank_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     top_n = deps.settings.top_n
     fallbacks: list[Fallback] = []
     chunks: list[ScoredChunk] = []
+    candidates = rec.candidates
     reranker_name: str | None = None
     if rec.pool:
         try:
             from core.retrieval.analysis import analyze_query
 
             reranker = deps.retriever.reranker
-            chunks = reranker.rerank(
-                rec.rewritten_query, rec.pool, top_n, analysis=analyze_query(rec.rewritten_query)
+            # Score the whole pool (not just top_n) so every candidate shows its rerank score.
+            ranked = keep_filter_first(
+                reranker.rerank(
+                    rec.rewritten_query, rec.pool, len(rec.pool), analysis=analyze_query(rec.rewritten_query)
+                ),
+                len(rec.pool),
             )
+            chunks = ranked[:top_n]
+            candidates = _with_rerank_scores(rec.candidates, ranked)
             reranker_name = reranker.name
             loaded = deps.reranker_fallback()
             already = {(f.get("component"), f.get("used")) for f in state.get("fallbacks") or []}
             if loaded is not None and (loaded.component, loaded.used) not in already:
                 fallbacks.append(loaded.model_copy(update={"step_index": index}))
         except Exception as exc:  # noqa: BLE001 - keep first-stage order rather than lose the step
-            chunks = rec.pool[:top_n]
+            chunks = keep_filter_first(rec.pool, top_n)
             reranker_name = "none (first-stage order)"
             fallbacks.append(
                 Fallback(
@@ -216,6 +235,7 @@ def rerank_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     steps[index] = rec.model_copy(
         update={
             "pool": [],
+            "candidates": candidates,
             "evidence": evidence,
             "reranker": reranker_name,
             "evidence_note": rec.evidence_note or note,

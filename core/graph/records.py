@@ -18,6 +18,7 @@ from core.models import (
     PolicyDecision,
     ResearchNote,
     ScoredChunk,
+    StageScores,
     Tool,
 )
 
@@ -30,12 +31,16 @@ def _now() -> datetime:
 
 
 class CandidateRef(BaseModel):
-    """A retrieval candidate before reranking, kept small for the audit trail."""
+    """A retrieval candidate, kept small for the audit trail: where it is and what each stage scored."""
 
     chunk_id: str
     section: str | None = None
     page: int | None = None
     score: float | None = None
+    #: Per-stage scores (first stage at retrieval, rerank added when the step reranks); None in old runs.
+    scores: StageScores | None = None
+    #: Found only by widening the Item filter; kept as evidence only when the Item ran out.
+    widened: bool = False
 
 
 class StepRecord(BaseModel):

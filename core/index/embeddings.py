@@ -41,7 +41,11 @@ class Embedder:
 
     def count_tokens(self, text: str) -> int:
         """Number of model tokens in text, without special tokens."""
-        return len(self._model.tokenizer(text, add_special_tokens=False, truncation=False, verbose=False)["input_ids"])
+        return len(
+            self._model.tokenizer(text, add_special_tokens=False, truncation=False, verbose=False)[
+                "input_ids"
+            ]
+        )
 
     def embed_documents(
         self, texts: list[str], on_batch: Callable[[int, int], None] | None = None

@@ -32,6 +32,22 @@ class RerankerUnavailable(RuntimeError):
     """The configured reranker model cannot be loaded on this machine."""
 
 
+def keep_filter_first(ranked: list[ScoredChunk], top_n: int) -> list[ScoredChunk]:
+    """Ranked chunks with those inside the Item filter ahead of those found by widening it, cut to top_n.
+
+    Widening only makes up the numbers when an Item has few passages: the analyst asked for that Item,
+    so its passages are kept first and a widened one is evidence only when the Item runs out. Each
+    group keeps its order; rerank ranks, where set, are renumbered to the final order.
+    """
+    ordered = [c for c in ranked if not c.widened] + [c for c in ranked if c.widened]
+    out: list[ScoredChunk] = []
+    for rank, cand in enumerate(ordered[: max(0, top_n)], start=1):
+        if cand.scores.rerank is not None and cand.scores.rerank_rank != rank:
+            cand = cand.model_copy(update={"scores": cand.scores.model_copy(update={"rerank_rank": rank})})
+        out.append(cand)
+    return out
+
+
 def apply_rerank_scores(candidates: list[ScoredChunk], scores: list[float], top_n: int) -> list[ScoredChunk]:
     """Copies of the candidates ordered by score (ties keep first-stage order), cut to top_n."""
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))

@@ -15,7 +15,7 @@ from core.index.tokenizer import tokenize
 from core.models import Fallback, QueryAnalysis, ScoredChunk, SearchResult, StageScores, Strategy
 from core.retrieval.analysis import analyze_query, vector_query_text
 from core.retrieval.fusion import fuse_rrf
-from core.retrieval.rerank import Reranker, load_reranker
+from core.retrieval.rerank import Reranker, keep_filter_first, load_reranker
 from core.retrieval.routing import route_filings
 from core.retrieval.scope import SearchScope, resolve_scope
 from core.retrieval.supervisor import choose_strategy
@@ -89,9 +89,17 @@ class Retriever:
         section: str | None,
         filings: list[str] | None,
     ) -> SearchResult:
-        chunks = {c.chunk_id: c for c in self.store.catalog.get_chunks([cid for cid, _, _ in ranked])}
+        catalog = self.store.catalog
+        chunks = {c.chunk_id: c for c in catalog.get_chunks([cid for cid, _, _ in ranked])}
+        inside: set[str] | None = None
+        if scope.fill is not None:  # which candidates only the widening brought in
+            inside = set()
+            for filing_ids, part_section in scope.parts:
+                inside.update(catalog.chunk_ids(filing_ids, part_section))
         scored = [
-            ScoredChunk(chunk=chunks[cid], score=score, scores=stage)
+            ScoredChunk(
+                chunk=chunks[cid], score=score, scores=stage, widened=inside is not None and cid not in inside
+            )
             for cid, stage, score in ranked
             if cid in chunks
         ]
@@ -262,9 +270,10 @@ class Retriever:
         top_n = int(top_n if top_n is not None else self.settings.top_n)
         if rerank and result.candidates:
             reranker = self.reranker
-            result.chunks = reranker.rerank(query, result.candidates, top_n, analysis=analysis)
+            ranked = reranker.rerank(query, result.candidates, len(result.candidates), analysis=analysis)
+            result.chunks = keep_filter_first(ranked, top_n)
             result.reranker = reranker.name
         else:
-            result.chunks = result.candidates[:top_n]
+            result.chunks = keep_filter_first(result.candidates, top_n)
         result.seconds = time.perf_counter() - started
         return result

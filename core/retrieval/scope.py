@@ -60,7 +60,8 @@ def resolve_scope(catalog: Catalog, filings: list[str] | None, section: str | No
         scope.widened = True
         scope.notes.append(
             f"{section} holds only {total} passage{'s' if total != 1 else ''} in the selected filing(s), "
-            f"fewer than the {k} requested, so the remaining candidates come from the whole filing(s)."
+            f"fewer than the {k} requested, so the remaining candidates come from the whole filing(s); "
+            f"passages from {section} are still kept first."
         )
     return scope
 

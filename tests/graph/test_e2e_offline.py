@@ -51,6 +51,11 @@ def test_sample_filing_multi_hop(sample_index) -> None:
     assert all(e.section == "Item 1A" for e in risks.evidence)
     assert any("competit" in c.claim.lower() for c in risks.cards)
     assert all(e.section == "Item 7" for e in figures.evidence)
+    # Every candidate carries its first-stage and rerank scores; the kept ones are the reranker's top.
+    kept = {e.chunk_id for e in risks.evidence}
+    assert len(risks.candidates) > len(kept) == settings.top_n
+    assert all(c.scores and c.scores.rerank is not None for c in risks.candidates)
+    assert {c.chunk_id for c in risks.candidates if c.scores.rerank_rank <= settings.top_n} == kept
     claims = " ".join(c.claim for c in calc.cards)
     assert "+44.0%" in claims and "+20.0%" in claims
     answer = record.answer.replace("\\$", "$")

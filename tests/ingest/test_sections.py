@@ -201,6 +201,8 @@ def test_html_heading_split_over_two_blocks_with_nbsp_and_caps():
 def test_title_run_into_body_text_is_cut_back_to_the_known_title():
     from core.ingest.sections import _display_title
 
-    assert _display_title("Item 1", "Business This Annual Report on Form 10-K and the documents") == "Business"
+    assert (
+        _display_title("Item 1", "Business This Annual Report on Form 10-K and the documents") == "Business"
+    )
     assert _display_title("Item 1A", "RISK FACTORS") == "Risk Factors"
     assert _display_title("Item 7", "") == ITEM_TITLES["Item 7"]

@@ -48,6 +48,25 @@ def test_too_few_section_chunks_widens_to_the_filing(retriever: Retriever, metho
     assert len(sections) == 6 and all(c.chunk.filing_id == "acme" for c in result.candidates)
     # The Item the analyst asked for comes first; the rest fills from the same filing.
     assert sections[:3] == ["Item 1A"] * 3 and "Item 1A" not in sections[3:]
+    assert [c.widened for c in result.candidates] == [False] * 3 + [True] * 3
+
+
+@pytest.mark.parametrize("strategy", ["vector", "keyword", "hybrid"])
+def test_widened_candidates_are_evidence_only_when_the_item_runs_out(
+    retriever: Retriever, strategy: str
+) -> None:
+    # A query that favours passages outside Item 1A: the reranker may prefer them, the filter still wins.
+    query = "competition, revenue growth in fiscal 2023 and operating margin"
+    for top_n in (2, 5):
+        result = retriever.search(
+            query, strategy=strategy, k=6, top_n=top_n, section="Item 1A", filings=["acme"]
+        )
+        inside = sum(1 for c in result.candidates if not c.widened)
+        assert result.widened and 1 <= inside < len(result.candidates)
+        expected = [False] * min(inside, top_n) + [True] * max(0, top_n - inside)
+        assert [c.widened for c in result.chunks] == expected
+        assert all(c.chunk.section == "Item 1A" for c in result.chunks if not c.widened)
+        assert [c.scores.rerank_rank for c in result.chunks] == list(range(1, top_n + 1))
 
 
 @pytest.mark.parametrize("method", SEARCHES)

@@ -11,7 +11,6 @@ SAMPLE = SAMPLE_DOCS / "northwind_10k_fy2025.html"
 APP = REPO_ROOT / "app.py"
 
 
-
 def _history() -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=180).run()
     return at.switch_page("views/history.py").run()

@@ -16,7 +16,6 @@ SMALL = REPO_ROOT / "tests" / "fixtures" / "small_filing.txt"
 PAGE = REPO_ROOT / "views" / "research.py"
 
 
-
 def _page() -> AppTest:
     return AppTest.from_file(str(PAGE), default_timeout=180)
 
@@ -250,3 +249,30 @@ def test_candidates_table_places_each_score_in_its_stage():
     assert frame.loc[0, "bm25"] == 4.2 and pd.isna(frame.loc[0, "rerank"])
     assert frame.loc[1, "rerank"] == 0.9
     assert list(frame["Kept"]) == [False, True]
+
+
+def test_candidates_table_shows_every_stage_of_every_candidate():
+    from core.graph.records import CandidateRef, StepRecord
+    from core.models import StageScores
+    from views.components.step_panel import candidates_frame
+
+    full = StageScores(vector=0.5, vector_rank=2, bm25=3.1, keyword_rank=1, fused=0.03, fused_rank=1)
+    step = StepRecord(
+        index=0,
+        step_id="s1",
+        sub_question="q",
+        tool="search_10k",
+        strategy="hybrid",
+        candidates=[
+            CandidateRef(
+                chunk_id="c1", score=0.03, scores=full.model_copy(update={"rerank": 0.2, "rerank_rank": 2})
+            ),
+            CandidateRef(
+                chunk_id="c2", score=0.02, scores=StageScores(fused=0.02, rerank=0.8, rerank_rank=1)
+            ),
+        ],
+    )
+    frame = candidates_frame(step)
+    assert frame.loc[0, "vector"] == 0.5 and frame.loc[0, "bm25"] == 3.1 and frame.loc[0, "rerank"] == 0.2
+    assert list(frame["Rerank rank"]) == [2, 1]
+    assert not frame["Kept"].any()

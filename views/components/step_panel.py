@@ -17,13 +17,14 @@ _CANDIDATE_STAGE = {"vector": "vector", "keyword": "bm25", "hybrid": "fused"}
 
 
 def candidates_frame(step: StepRecord) -> pd.DataFrame:
-    """Retrieved candidates with their per-stage scores (full stage scores for those kept as evidence)."""
+    """Retrieved candidates with the score each stage gave them; runs recorded before per-candidate
+    stage scores existed fall back to the kept evidence's scores and the one stored score."""
     by_chunk = {ev.chunk_id: ev for ev in step.evidence if ev.chunk_id}
     stage = _CANDIDATE_STAGE.get(step.strategy_override or step.strategy or "", "vector")
     rows = []
     for rank, cand in enumerate(step.candidates, start=1):
         kept = by_chunk.get(cand.chunk_id)
-        scores = kept.scores if kept and kept.scores else None
+        scores = cand.scores or (kept.scores if kept and kept.scores else None)
         row = {
             "Rank": rank,
             "Chunk": cand.chunk_id,
@@ -33,6 +34,8 @@ def candidates_frame(step: StepRecord) -> pd.DataFrame:
             "bm25": scores.bm25 if scores else None,
             "fused": scores.fused if scores else None,
             "rerank": scores.rerank if scores else None,
+            "Rerank rank": scores.rerank_rank if scores else None,
+            "Widened": cand.widened,
             "Kept": kept is not None,
         }
         if row[stage] is None:
@@ -119,9 +122,13 @@ def step_panel(step: StepRecord, run_id: str, can_override: bool, expanded: bool
                         for name in ("vector", "bm25", "fused", "rerank")
                     }
                     | {
+                        "Widened": st.column_config.CheckboxColumn(
+                            "Widened",
+                            help="Found only by widening the Item filter; used when the Item runs out",
+                        ),
                         "Kept": st.column_config.CheckboxColumn(
                             "Kept", help="Kept as evidence after reranking"
-                        )
+                        ),
                     },
                 )
         st.markdown(f"**Evidence** ({len(step.evidence)})")
