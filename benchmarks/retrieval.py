@@ -1,8 +1,8 @@
 """Retrieval quality and speed on FinanceBench: does the gold evidence page reach the top of the list?
 
 Questions: the FinanceBench open-source questions about 10-K filings whose PDF is present under
-shared/data/financebench/pdfs. Gold: the 0-based ``evidence_page_num`` of any evidence item, in that
-question's filing. Two settings: per filing (search restricted to the question's filing) and pooled
+shared/data/financebench/pdfs. Gold: the page of any evidence item (``evidence_page_num`` + 1: FinanceBench
+counts from 0, our PDF pages from 1), in that question's filing. Two settings: per filing (search restricted to the question's filing) and pooled
 (one index of every selected 10-K, no filing filter). Methods: a naive baseline (page text in fixed
 1,000-character chunks, vector top-k, own Chroma collection), vector, keyword, hybrid, hybrid + rerank,
 and auto (supervisor + rerank); the last two run the product funnel (Retriever.search, no filing routing):
@@ -91,7 +91,8 @@ def load_questions() -> list[Question]:
         doc = row["doc_name"]
         if docs.get(doc, {}).get("doc_type", "").lower() != "10k" or not _pdf(doc).exists():
             continue
-        pages = {int(e["evidence_page_num"]) for e in row["evidence"] if e.get("doc_name", doc) == doc}
+        # evidence_page_num counts from 0; our PDF pages are numbered from 1, as a viewer shows them.
+        pages = {int(e["evidence_page_num"]) + 1 for e in row["evidence"] if e.get("doc_name", doc) == doc}
         out.append(Question(row["financebench_id"], doc, row["question"], row["question_type"], pages))
     return out
 

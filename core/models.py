@@ -94,7 +94,9 @@ class Chunk(BaseModel):
     section: str = Field(description="'Item 1A', ..., or FRONT_MATTER / UNSECTIONED.")
     section_title: str = ""
     part: str | None = None
-    page: int = Field(description="0-based page index for PDFs; printed page number for HTML.")
+    page: int = Field(
+        description="PDF: the page number a viewer shows (from 1); HTML: the printed page number; text: form-feed pages from 1."
+    )
     chunk_index: int
     char_start: int
     char_end: int

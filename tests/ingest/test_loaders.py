@@ -1,4 +1,4 @@
-"""Loaders: printed page numbers from HTML footers, hidden XBRL content dropped, PDF pages 0-based."""
+"""Loaders: printed page numbers from HTML footers, hidden XBRL content dropped, PDF pages numbered from 1."""
 
 from __future__ import annotations
 
@@ -34,3 +34,18 @@ def test_hidden_and_script_content_is_dropped():
     parsed = parse_filing(html.encode(), "html")
     assert parsed.text == "Item 1. Business\n\nWe sell widgets and gadgets."
     assert parsed.blocks[0].kind == "heading"
+
+
+def test_pdf_pages_are_numbered_as_a_viewer_shows_them():
+    from fpdf import FPDF
+
+    pdf = FPDF(format="letter")
+    pdf.set_font("Helvetica", size=11)
+    for text in ("First page: Item 1. Business. We make wooden toys.", "Second page: Item 1A. Risk Factors."):
+        pdf.add_page()
+        pdf.multi_cell(0, 6, text + " Filler sentence for the text layer. " * 20)
+    parsed = parse_filing(bytes(pdf.output()), "pdf")
+    pages = {b.page for b in parsed.blocks}
+    assert pages == {1, 2} and parsed.pages == 2
+    assert all(b.page == 1 for b in parsed.blocks if "First page" in b.text)
+    assert any(b.page == 2 and "Second page" in b.text for b in parsed.blocks)

@@ -120,7 +120,7 @@ def test_pdf_with_empty_password_and_text_is_accepted():
     data = text_pdf(["Item 1. Business\nWe sell widgets to factories across North America and Europe."] * 2)
     assert check_upload(data, "ok.bin", MB) == "pdf"
     parsed = parse_filing(data, "pdf")
-    assert parsed.pages == 2 and "widgets" in parsed.text and {b.page for b in parsed.blocks} == {0, 1}
+    assert parsed.pages == 2 and "widgets" in parsed.text and {b.page for b in parsed.blocks} == {1, 2}
 
 
 @pytest.mark.parametrize(

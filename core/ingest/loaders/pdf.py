@@ -1,4 +1,4 @@
-"""PDF filings through pypdf: robust page-by-page text extraction (page numbers are 0-based indexes)."""
+"""PDF filings through pypdf: robust page-by-page text extraction (pages numbered from 1, as PDF viewers do)."""
 
 from __future__ import annotations
 
@@ -52,8 +52,8 @@ def extract_pdf_pages(data: bytes) -> tuple[list[str], list[str]]:
         try:
             texts.append(pages[index].extract_text() or "")
         except Exception as exc:  # noqa: BLE001 - one bad page must not lose the whole filing
-            log.warning("pypdf could not extract page %d: %s", index, exc)
-            warnings.append(f"page {index} could not be read ({type(exc).__name__}); it is left empty")
+            log.warning("pypdf could not extract page %d: %s", index + 1, exc)
+            warnings.append(f"page {index + 1} could not be read ({type(exc).__name__}); it is left empty")
             texts.append("")
     if len(warnings) == count:
         raise IngestError("No page of this PDF could be read; the file is probably damaged.", stage="parse")
@@ -65,10 +65,14 @@ def extract_pdf_pages(data: bytes) -> tuple[list[str], list[str]]:
 
 
 def pdf_blocks(page_texts: list[str]) -> list[RawBlock]:
-    """Paragraph blocks of every page, tagged with the 0-based page index (FinanceBench's convention)."""
+    """Paragraph blocks of every page, tagged with the page number a PDF viewer shows (first page = 1).
+
+    Citations point the analyst at this number. FinanceBench's ``evidence_page_num`` is 0-based: it is
+    this number minus one.
+    """
     blocks: list[RawBlock] = []
-    for index, text in enumerate(page_texts):
-        blocks.extend(paragraph_blocks(text, index))
+    for number, text in enumerate(page_texts, start=1):
+        blocks.extend(paragraph_blocks(text, number))
     return blocks
 
 
