@@ -120,7 +120,11 @@ if filing is not None:
     with right:
         st.metric("Passages", filing.chunks)
         st.metric("Pages", filing.pages)
-        page_kind = "PDF page numbers as a viewer shows them" if filing.source_type == "pdf" else "printed page numbers"
+        page_kind = (
+            "PDF page numbers as a viewer shows them"
+            if filing.source_type == "pdf"
+            else "printed page numbers"
+        )
         st.caption(f"Source: {filing.source_type.upper()}; pages are {page_kind}.")
     for s in sections:
         with st.expander(f"{s.section} — {s.title}" if s.title else s.section):
