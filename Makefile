@@ -36,6 +36,7 @@ browser:
 ## Set up everything and run the whole test suite (unit, slow, browser).
 test: setup-dev browser
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m pytest
 
 lint: setup-dev
