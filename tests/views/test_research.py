@@ -276,3 +276,25 @@ def test_candidates_table_shows_every_stage_of_every_candidate():
     assert frame.loc[0, "vector"] == 0.5 and frame.loc[0, "bm25"] == 3.1 and frame.loc[0, "rerank"] == 0.2
     assert list(frame["Rerank rank"]) == [2, 1]
     assert not frame["Kept"].any()
+
+
+def test_widening_is_a_warning_only_when_evidence_left_the_item():
+    from core.graph.records import StepRecord
+    from core.models import Evidence
+    from views.components.step_panel import _evidence_all_in_item
+
+    def step(*sections: str) -> StepRecord:
+        evidence = [Evidence(evidence_id=f"S1-E{i}", text="t", section=s) for i, s in enumerate(sections)]
+        return StepRecord(
+            index=0,
+            step_id="s1",
+            sub_question="q",
+            tool="search_10k",
+            document_section="Item 1A",
+            widened=True,
+            evidence=evidence,
+        )
+
+    assert _evidence_all_in_item(step("Item 1A", "Item 1A"))
+    assert not _evidence_all_in_item(step("Item 1A", "Item 7"))
+    assert not _evidence_all_in_item(step())

@@ -44,6 +44,12 @@ def candidates_frame(step: StepRecord) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _evidence_all_in_item(step: StepRecord) -> bool:
+    """True when the step has an Item filter and every passage kept as evidence lies in that Item."""
+    section = step.document_section
+    return bool(section and step.evidence) and all(ev.section == section for ev in step.evidence)
+
+
 def _strategy_line(step: StepRecord) -> None:
     strategy = step.strategy_override or step.strategy
     if strategy is None:
@@ -103,10 +109,11 @@ def step_panel(step: StepRecord, run_id: str, can_override: bool, expanded: bool
         if step.tool == "search_10k":
             _strategy_line(step)
             if step.widened or step.widen_note:
-                st.warning(
-                    f"Filter widened: {escape_markdown(step.widen_note or 'the Item filter found too little')}",
-                    icon=":material/filter_alt_off:",
-                )
+                note = escape_markdown(step.widen_note or "the Item filter found too little")
+                if _evidence_all_in_item(step):  # widening only deepened the candidate pool
+                    st.caption(f":material/filter_alt_off: Filter widened for candidates only: {note}")
+                else:
+                    st.warning(f"Filter widened: {note}", icon=":material/filter_alt_off:")
             requested = override_control(step, run_id, can_override)
             if step.candidates:
                 st.markdown(
