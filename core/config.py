@@ -40,8 +40,8 @@ class Settings(BaseSettings):
         default=30,
         description=(
             "Candidates retrieved per step and handed to the reranker. A pool deeper than top_n lets the "
-            "reranker promote passages the first stage ranked low (FinanceBench: hit@5 +4 to +6 points "
-            "going from 10 to 30)."
+            "reranker promote passages the first stage ranked low (FinanceBench, 55 filings: top-5 hit "
+            "rate +4.2 points per filing and +2.1 pooled going from 10 to 30)."
         ),
     )
     top_n: int = Field(default=5, description="Evidence kept after reranking.")
