@@ -220,16 +220,19 @@ def test_highlight_escapes_document_text_before_marking_terms():
     assert set(re.findall(r"<(/?\w+)", html)) == {"mark", "/mark"}
 
 
+def _search_step(**fields):
+    """A filing-search step record with just the fields a test cares about."""
+    from core.graph.records import StepRecord
+
+    return StepRecord(index=0, step_id="s1", sub_question="q", tool="search_10k", **fields)
+
+
 def test_candidates_table_places_each_score_in_its_stage():
-    from core.graph.records import CandidateRef, StepRecord
+    from core.graph.records import CandidateRef
     from core.models import Evidence, StageScores
     from views.components.step_panel import candidates_frame
 
-    step = StepRecord(
-        index=0,
-        step_id="s1",
-        sub_question="q",
-        tool="search_10k",
+    step = _search_step(
         strategy="keyword",
         candidates=[
             CandidateRef(chunk_id="c1", section="Item 7", page=3, score=4.2),
@@ -252,16 +255,12 @@ def test_candidates_table_places_each_score_in_its_stage():
 
 
 def test_candidates_table_shows_every_stage_of_every_candidate():
-    from core.graph.records import CandidateRef, StepRecord
+    from core.graph.records import CandidateRef
     from core.models import StageScores
     from views.components.step_panel import candidates_frame
 
     full = StageScores(vector=0.5, vector_rank=2, bm25=3.1, keyword_rank=1, fused=0.03, fused_rank=1)
-    step = StepRecord(
-        index=0,
-        step_id="s1",
-        sub_question="q",
-        tool="search_10k",
+    step = _search_step(
         strategy="hybrid",
         candidates=[
             CandidateRef(
@@ -279,21 +278,12 @@ def test_candidates_table_shows_every_stage_of_every_candidate():
 
 
 def test_widening_is_a_warning_only_when_evidence_left_the_item():
-    from core.graph.records import StepRecord
     from core.models import Evidence
     from views.components.step_panel import _evidence_all_in_item
 
-    def step(*sections: str) -> StepRecord:
+    def step(*sections: str):
         evidence = [Evidence(evidence_id=f"S1-E{i}", text="t", section=s) for i, s in enumerate(sections)]
-        return StepRecord(
-            index=0,
-            step_id="s1",
-            sub_question="q",
-            tool="search_10k",
-            document_section="Item 1A",
-            widened=True,
-            evidence=evidence,
-        )
+        return _search_step(document_section="Item 1A", widened=True, evidence=evidence)
 
     assert _evidence_all_in_item(step("Item 1A", "Item 1A"))
     assert not _evidence_all_in_item(step("Item 1A", "Item 7"))
