@@ -23,7 +23,7 @@ from core.graph.nodes_plan import filing_infos
 from core.graph.records import CandidateRef, StepRecord
 from core.graph.state import ResearchState
 from core.models import Evidence, Fallback, KnowledgeCard, ScoredChunk, StrategyDecision
-from core.retrieval.rerank import keep_filter_first
+from core.retrieval.rerank import keep_filter_first, rerank_pool
 from core.tools.calculation_step import run_calculations
 from core.tools.web_search import search_web as web_search_tool
 
@@ -204,13 +204,7 @@ def rerank_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
             from core.retrieval.analysis import analyze_query
 
             reranker = deps.retriever.reranker
-            # Score the whole pool (not just top_n) so every candidate shows its rerank score.
-            ranked = keep_filter_first(
-                reranker.rerank(
-                    rec.rewritten_query, rec.pool, len(rec.pool), analysis=analyze_query(rec.rewritten_query)
-                ),
-                len(rec.pool),
-            )
+            ranked = rerank_pool(reranker, rec.rewritten_query, rec.pool, analyze_query(rec.rewritten_query))
             chunks = ranked[:top_n]
             candidates = _with_rerank_scores(rec.candidates, ranked)
             reranker_name = reranker.name

@@ -48,6 +48,16 @@ def keep_filter_first(ranked: list[ScoredChunk], top_n: int) -> list[ScoredChunk
     return out
 
 
+def rerank_pool(
+    reranker: Reranker, query: str, pool: list[ScoredChunk], analysis: QueryAnalysis | None = None
+) -> list[ScoredChunk]:
+    """Every candidate of the pool reranked, passages inside the Item filter first (see keep_filter_first).
+
+    The whole pool is scored, not only the top_n kept, so every candidate carries its rerank score.
+    """
+    return keep_filter_first(reranker.rerank(query, pool, len(pool), analysis=analysis), len(pool))
+
+
 def apply_rerank_scores(candidates: list[ScoredChunk], scores: list[float], top_n: int) -> list[ScoredChunk]:
     """Copies of the candidates ordered by score (ties keep first-stage order), cut to top_n."""
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))

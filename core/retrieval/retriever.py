@@ -15,7 +15,7 @@ from core.index.tokenizer import tokenize
 from core.models import Fallback, QueryAnalysis, ScoredChunk, SearchResult, StageScores, Strategy
 from core.retrieval.analysis import analyze_query, vector_query_text
 from core.retrieval.fusion import fuse_rrf
-from core.retrieval.rerank import Reranker, keep_filter_first, load_reranker
+from core.retrieval.rerank import Reranker, keep_filter_first, load_reranker, rerank_pool
 from core.retrieval.routing import route_filings
 from core.retrieval.scope import SearchScope, resolve_scope
 from core.retrieval.supervisor import choose_strategy
@@ -270,8 +270,7 @@ class Retriever:
         top_n = int(top_n if top_n is not None else self.settings.top_n)
         if rerank and result.candidates:
             reranker = self.reranker
-            ranked = reranker.rerank(query, result.candidates, len(result.candidates), analysis=analysis)
-            result.chunks = keep_filter_first(ranked, top_n)
+            result.chunks = rerank_pool(reranker, query, result.candidates, analysis)[:top_n]
             result.reranker = reranker.name
         else:
             result.chunks = keep_filter_first(result.candidates, top_n)
