@@ -97,3 +97,29 @@ class FakeRetriever:
             candidates=ranked,
             chunks=ranked,
         )
+
+
+def llm_runner(data_dir, base_url: str, model: str, *, retries: int, timeout_s: float):
+    """A ResearchRunner in LLM mode against an OpenAI-compatible server, searching FakeRetriever."""
+    from core.agents.registry import llm_agents
+    from core.config import Settings
+    from core.graph.deps import ResearchDeps
+    from core.graph.runner import ResearchRunner
+    from core.llm import build_chat_model
+
+    settings = Settings(
+        data_dir=data_dir,
+        llm_provider="openai",
+        llm_base_url=base_url,
+        llm_model=model,
+        llm_max_retries=retries,
+        llm_timeout_s=timeout_s,
+        web_search_enabled=False,
+    )
+    deps = ResearchDeps(
+        settings=settings,
+        agents=llm_agents(settings.llm_model),
+        retriever=FakeRetriever(),
+        chat_model=build_chat_model(settings, cache=False),
+    )
+    return ResearchRunner(settings, lambda: deps)

@@ -3,35 +3,16 @@ and every role falls back to its offline twin (recorded) when the server keeps f
 
 from __future__ import annotations
 
-from core.agents.registry import llm_agents
-from core.config import Settings
-from core.graph.deps import ResearchDeps
 from core.graph.runner import ResearchRunner
-from core.llm import build_chat_model
 from core.models import RunEvent
-from tests.graph.fakes import FakeRetriever
+from tests.graph.fakes import llm_runner
 from tests.graph.openai_stub import OpenAIStub
 
 FILING = "f" * 64
 
 
 def _runner(tmp_path, url: str, retries: int) -> ResearchRunner:
-    settings = Settings(
-        data_dir=tmp_path / "data",
-        llm_provider="openai",
-        llm_base_url=url,
-        llm_model="stub-model",
-        llm_max_retries=retries,
-        llm_timeout_s=5.0,
-        web_search_enabled=False,
-    )
-    deps = ResearchDeps(
-        settings=settings,
-        agents=llm_agents(settings.llm_model),
-        retriever=FakeRetriever(),
-        chat_model=build_chat_model(settings, cache=False),
-    )
-    return ResearchRunner(settings, lambda: deps)
+    return llm_runner(tmp_path / "data", url, "stub-model", retries=retries, timeout_s=5.0)
 
 
 def test_llm_run_uses_structured_answers(tmp_path) -> None:

@@ -12,12 +12,7 @@ import urllib.request
 
 import pytest
 
-from core.agents.registry import llm_agents
-from core.config import Settings
-from core.graph.deps import ResearchDeps
-from core.graph.runner import ResearchRunner
-from core.llm import build_chat_model
-from tests.graph.fakes import FakeRetriever
+from tests.graph.fakes import llm_runner
 
 pytestmark = [
     pytest.mark.llm_server,
@@ -75,22 +70,7 @@ def llama_server():
 
 
 def test_run_completes_with_a_real_small_model(llama_server, tmp_path) -> None:
-    settings = Settings(
-        data_dir=tmp_path,
-        llm_provider="openai",
-        llm_base_url=llama_server,
-        llm_model="smollm2",
-        llm_timeout_s=120,
-        llm_max_retries=0,
-        web_search_enabled=False,
-    )
-    deps = ResearchDeps(
-        settings=settings,
-        agents=llm_agents(settings.llm_model),
-        retriever=FakeRetriever(),
-        chat_model=build_chat_model(settings, cache=False),
-    )
-    runner = ResearchRunner(settings, lambda: deps)
+    runner = llm_runner(tmp_path, llama_server, "smollm2", retries=0, timeout_s=120)
     record = runner.approve_plan(runner.start("What competition risks does Acme list?", ["f" * 64]).run_id)
     runner.close()
     assert record.status == "finished", record.error
