@@ -1,0 +1,123 @@
+"""Compute a requested figure from table rows: per-year evaluation, change or average, and its wording."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from core.finance.formula import Evaluation, Found, Lookup, evaluate, parse_formula
+from core.finance.requests import FigureRequest
+
+_UNIT_WORD = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
+_UNIT_SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+
+
+@dataclass
+class ComputedFigure:
+    """A request evaluated: the headline value (None when inputs are missing), its working and inputs."""
+
+    request: FigureRequest
+    per_year: dict[int, Evaluation]
+    value: float | None
+    headline: str
+    working: str
+    inputs: list[Found] = field(default_factory=list)
+    missing: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return self.value is not None
+
+
+def _scale(inputs: list[Found]) -> float | None:
+    scales = {f.scale for f in inputs}
+    return scales.pop() if len(scales) == 1 else None
+
+
+def _amount(value: float, scale: float | None, unit_asked: str | None) -> str:
+    word = _UNIT_WORD.get(scale or 0.0)
+    number = f"{value:,.0f}" if abs(value) >= 100 or value == int(value) else f"{value:,.2f}"
+    text = f"${number} {word}" if word else number
+    if scale and unit_asked and _UNIT_SCALE.get(unit_asked) and _UNIT_SCALE[unit_asked] != scale:
+        converted = value * scale / _UNIT_SCALE[unit_asked]
+        text += f" (${converted:,.2f} {unit_asked[:-1]})"
+    return text
+
+
+def _already_percent(formula: str) -> bool:
+    return bool(re.search(r"(\*|×)\s*100\b|\b100\s*(\*|×)", formula))
+
+
+def format_value(request: FigureRequest, value: float, inputs: list[Found]) -> str:
+    """A value as an analyst reads it: 34.6%, 24.26, 93.86 days, $1,577 million."""
+    if request.kind == "percent":
+        pct = value if _already_percent(request.formula) else value * 100
+        return f"{pct:,.1f}%"
+    if request.kind == "days":
+        return f"{value:,.2f} days"
+    if request.kind == "amount":
+        return _amount(value, _scale(inputs), request.unit_asked)
+    return f"{value:,.2f}"
+
+
+def _as_number(request: FigureRequest, value: float) -> float:
+    if request.kind == "percent" and not _already_percent(request.formula):
+        return value * 100
+    return value
+
+
+def compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
+    """Evaluate `request` (or, when inputs are missing, its first fallback definition that completes)."""
+    first = _compute(request, lookup)
+    if first.complete:
+        return first
+    for formula in request.fallbacks:
+        other = _compute(replace(request, formula=formula, fallbacks=[]), lookup)
+        if other.complete:
+            other.working += f" (defined as {formula}, as {first.missing[0][0] if first.missing else 'an input'} is not reported)"
+            return other
+    return first
+
+
+def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
+    """Evaluate `request` for each of its years, then its change or average when it asks for one."""
+    tree = parse_formula(request.formula)
+    per_year = {year: evaluate(tree, year, lookup) for year in request.years}
+    inputs = [f for e in per_year.values() for f in e.inputs]
+    missing = list(dict.fromkeys(m for e in per_year.values() for m in e.missing))
+    done = {y: e for y, e in per_year.items() if e.value is not None}
+    label = request.name[:1].upper() + request.name[1:]
+    shown = {y: format_value(request, e.value, e.inputs) for y, e in done.items()}  # type: ignore[arg-type]
+    workings = "; ".join(
+        f"FY{y}: {e.working} = {shown[y]}" if len(per_year) > 1 else f"{e.working} = {shown[y]}"
+        for y, e in done.items()
+    )
+    if request.aggregate and len(done) == len(per_year) and len(done) >= 2:
+        years = sorted(done)
+        series = ", ".join(f"FY{y} {shown[y]}" for y in years)
+        first, last = done[years[0]].value, done[years[-1]].value
+        assert first is not None and last is not None
+        if request.aggregate == "average":
+            avg = sum(e.value for e in done.values()) / len(done)  # type: ignore[misc]
+            value = avg
+            headline = f"{label}, {len(years)}-year average FY{years[0]}–FY{years[-1]}: {format_value(request, avg, inputs)} ({series})"
+        elif request.kind == "amount":
+            value = (last - first) / abs(first) * 100 if first else None
+            change = f"{value:+.1f}%" if value is not None else "n/a"
+            headline = f"{label}: {series}; change {change}"
+        else:
+            points = _as_number(request, last) - _as_number(request, first)
+            value = points
+            unit = " percentage points" if request.kind == "percent" else ""
+            direction = "up" if points > 0 else "down" if points < 0 else "unchanged"
+            headline = f"{label}: {series}; {direction} {abs(points):.2f}{unit}".replace(" 0.00", " 0")
+        return ComputedFigure(request, per_year, value, headline, workings, inputs, missing)
+    if len(done) == len(per_year) and done:
+        year = max(done)
+        value = done[year].value
+        series = "; ".join(f"FY{y}: {shown[y]}" for y in sorted(done))
+        headline = f"{label} ({series})" if len(done) > 1 else f"{label} (FY{year}): {shown[year]}"
+        return ComputedFigure(request, per_year, value, headline, workings, inputs, missing)
+    gaps = ", ".join(f"{name} for FY{year}" for name, year in missing) or "the inputs"
+    headline = f"{label} ({', '.join(f'FY{y}' for y in request.years)}): not computed — {gaps} not found"
+    return ComputedFigure(request, per_year, None, headline, workings, inputs, missing)

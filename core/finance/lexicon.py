@@ -1,0 +1,679 @@
+"""The financial lexicon: line items as analysts name them and as filings label them, and the metrics
+computed from them.
+
+One home for metric knowledge: the planner (which statement and Item to search), query analysis (line-item
+wordings for keyword search), the calculator (formulas) and the writer (which table row answers a
+question) all read it. Everything here is general accounting vocabulary, nothing is tuned to a filing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+Statement = str  # "income" | "balance" | "cash_flow"
+
+STATEMENT_TITLES: dict[Statement, str] = {
+    "income": "income statement (statement of operations)",
+    "balance": "balance sheet (statement of financial position)",
+    "cash_flow": "statement of cash flows",
+}
+STATEMENT_SEARCH_TERMS: dict[Statement, str] = {
+    "income": "consolidated statements of operations income",
+    "balance": "consolidated balance sheets",
+    "cash_flow": "consolidated statements of cash flows",
+}
+
+
+@dataclass(frozen=True)
+class LineItem:
+    """A line item: what analysts call it, how filings label the row, where it is reported."""
+
+    key: str
+    name: str
+    aliases: tuple[str, ...]  # regexes over the analyst's wording
+    labels: tuple[str, ...]  # regexes over a normalised row label (full match), best first
+    statement: Statement
+    search_terms: str = ""  # wordings to add to a keyword search
+    flow: bool = True  # reported for a period (income, cash flow) rather than at a date (balance sheet)
+    # An expense or a use of cash that some filings print in parentheses: its size is stated, unsigned.
+    outflow: bool = False
+
+
+def _li(
+    key: str,
+    name: str,
+    aliases: list[str],
+    labels: list[str],
+    statement: Statement,
+    search: str = "",
+    *,
+    outflow: bool = False,
+) -> LineItem:
+    return LineItem(
+        key,
+        name,
+        tuple(aliases),
+        tuple(labels),
+        statement,
+        search,
+        flow=statement != "balance",
+        outflow=outflow,
+    )
+
+
+LINE_ITEMS: list[LineItem] = [
+    _li(
+        "revenue",
+        "revenue",
+        [
+            r"total (net )?revenues?",
+            r"net revenues?",
+            r"revenues?",
+            r"net sales",
+            r"total (net )?sales",
+            r"sales",
+            r"top[- ]?line",
+            r"turnover",
+        ],
+        [
+            r"total (net )?revenues?( and other income)?",
+            r"(total )?net revenues?",
+            r"total (net )?sales( and revenues?)?",
+            r"net sales( and revenues?)?",
+            r"(total )?revenues?(, net)?",
+            r"(total )?net sales and other operating revenues?",
+            r"sales to customers",
+            r"(total )?sales",
+        ],
+        "income",
+        "total revenues net sales",
+    ),
+    _li(
+        "cost_of_revenue",
+        "cost of revenue",
+        [r"cogs", r"cost of (goods|products) sold", r"cost of sales", r"cost of revenues?"],
+        [
+            r"(total )?cost of (goods|products|merchandise) sold",
+            r"(total )?cost of sales",
+            r"(total )?cost of revenues?",
+            r"cost of sales, excluding .*",
+            r"cost of products sold.*",
+        ],
+        "income",
+        "cost of sales cost of revenue cost of goods sold",
+        outflow=True,
+    ),
+    _li(
+        "gross_profit",
+        "gross profit",
+        [r"gross profit", r"gross income"],
+        [r"gross (profit|margin)"],
+        "income",
+        "gross profit",
+    ),
+    _li(
+        "operating_income",
+        "operating income",
+        [
+            r"operating (income|profit)",
+            r"income from operations",
+            r"\bebit\b",
+            r"unadjusted operating income",
+        ],
+        [
+            r"(total )?operating income( \(loss\))?",
+            r"income( \(loss\))? from operations",
+            r"operating (profit|income)( \(loss\))?",
+            r"(income|earnings) from operations",
+        ],
+        "income",
+        "operating income income from operations",
+    ),
+    _li(
+        "pretax_income",
+        "income before income taxes",
+        [r"(pre-?tax|before tax(es)?) (income|profit|earnings)", r"income before (income )?tax(es)?"],
+        [
+            r"(income|earnings)( \(loss\))? (from continuing operations )?before (provision for )?income tax(es| expense)?.*",
+            r"(income|earnings)( \(loss\))? before taxes.*",
+        ],
+        "income",
+        "income before income taxes",
+    ),
+    _li(
+        "income_tax",
+        "income tax expense",
+        [r"income tax(es)?( expense| provision)?", r"provision for income taxes", r"tax expense"],
+        [
+            r"(provision for|\(provision\) benefit for|benefit from) income taxes",
+            r"provision for taxes on income",
+            r"income tax(es)?( expense)?( \(benefit\))?",
+            r"income tax (provision|expense)",
+            r"provision for income taxes",
+        ],
+        "income",
+        "provision for income taxes income tax expense",
+        outflow=True,
+    ),
+    _li(
+        "net_income",
+        "net income",
+        [
+            r"net income( attributable to [\w\s.&']+)?",
+            r"net earnings",
+            r"net profit",
+            r"profit after tax",
+            r"bottom line",
+        ],
+        [
+            r"net (income|earnings)( \(loss\))? attributable to [\w\s.,&'()]+",
+            r"net (income|earnings)( \(loss\))?",
+            r"net (income|earnings) attributable to .*",
+        ],
+        "income",
+        "net income",
+    ),
+    _li(
+        "interest_expense",
+        "interest expense",
+        [r"interest expense", r"interest costs?"],
+        [r"interest expense(, net)?( of capitalized interest)?", r"interest and debt expense"],
+        "income",
+        "interest expense",
+        outflow=True,
+    ),
+    _li(
+        "rd_expense",
+        "research and development expense",
+        [r"r&d", r"research (and|&) development"],
+        [r"research(,)? (and|&) development( expenses?)?", r"research, development and .*"],
+        "income",
+        "research and development expenses",
+    ),
+    _li(
+        "sga_expense",
+        "selling, general and administrative expense",
+        [r"sg&a", r"selling, general and administrative"],
+        [r"selling, general(,)? and administrative( expenses?)?", r"marketing, general and administrative.*"],
+        "income",
+        "selling general and administrative expenses",
+    ),
+    _li(
+        "d_and_a",
+        "depreciation and amortization",
+        [r"d&a", r"depreciation (and|&) amortization", r"depreciation"],
+        [
+            r"depreciation(,)? (and|&) amortization( expense)?",
+            r"depreciation, depletion and amortization",
+            r"depreciation, amortization and .*",
+            r"depreciation and amortization of .*",
+            r"depreciation",
+        ],
+        "cash_flow",
+        "depreciation and amortization",
+    ),
+    _li(
+        "cfo",
+        "cash from operations",
+        [
+            r"cash (flows? )?from operations",
+            r"operating cash flows?",
+            r"cash (flows? )?(provided by|from|generated by) operating activities",
+            r"\bcfo\b",
+        ],
+        [
+            r"net cash (provided|generated)? ?(by|from)( \(used (in|for)\))? operating activities.*",
+            r"net cash (provided by|from) operations",
+            r"cash (provided by|from) operating activities.*",
+            r"net cash provided by \(used in\) operating activities",
+        ],
+        "cash_flow",
+        "net cash provided by operating activities",
+    ),
+    _li(
+        "capex",
+        "capital expenditure",
+        [r"capex", r"capital expenditures?", r"capital spending", r"purchases? of property"],
+        [
+            r"purchases? of property(,)? (plant )?(and|&) equipment.*",
+            r"(payments for |purchases of )?(additions to|acquisitions? of) property(,)? (plant )?(and|&) equipment.*",
+            r"capital expenditures?.*",
+            r"payments for (property|capital) .*",
+            r"purchases? of (land, )?(buildings|property) .*",
+        ],
+        "cash_flow",
+        "purchases of property plant and equipment capital expenditures",
+        outflow=True,
+    ),
+    _li(
+        "dividends_paid",
+        "dividends paid",
+        [r"dividends? paid", r"cash dividends", r"dividend payments?"],
+        [
+            r"(cash )?dividends paid( to [\w\s]+)?",
+            r"payments? (of|for) (cash )?dividends.*",
+            r"dividends( paid)?( on common stock)?",
+        ],
+        "cash_flow",
+        "cash dividends paid",
+        outflow=True,
+    ),
+    _li(
+        "share_repurchases",
+        "share repurchases",
+        [r"(share|stock) (repurchases?|buybacks?)", r"purchases? of treasury stock"],
+        [
+            r"(repurchases?|purchases?) of (common |ordinary )?(stock|shares)( under [\w\s]+)?",
+            r"purchases? of treasury (stock|shares)",
+            r"common stock repurchased",
+        ],
+        "cash_flow",
+        "repurchases of common stock",
+        outflow=True,
+    ),
+    _li(
+        "cash",
+        "cash and cash equivalents",
+        [r"cash (and|&) (cash )?equivalents", r"cash balances?", r"cash on hand"],
+        [r"(total )?cash and cash equivalents.*", r"cash and equivalents", r"cash"],
+        "balance",
+        "cash and cash equivalents",
+    ),
+    _li(
+        "short_term_investments",
+        "short-term investments",
+        [r"short-term investments", r"marketable securities"],
+        [
+            r"short-term (investments|marketable securities).*",
+            r"(current )?marketable securities.*",
+            r"investments",
+        ],
+        "balance",
+        "short-term investments marketable securities",
+    ),
+    _li(
+        "accounts_receivable",
+        "accounts receivable",
+        [r"(accounts |trade )?receivables?", r"\bar\b"],
+        [
+            r"(trade )?accounts receivable.*",
+            r"(trade )?receivables?(, net)?.*",
+            r"accounts and notes receivable.*",
+        ],
+        "balance",
+        "accounts receivable net",
+    ),
+    _li(
+        "inventory",
+        "inventories",
+        [r"inventor(y|ies)"],
+        [r"(merchandise )?inventor(y|ies)(, net)?.*", r"total inventor(y|ies)"],
+        "balance",
+        "inventories",
+    ),
+    _li(
+        "total_current_assets",
+        "total current assets",
+        [r"(total )?current assets"],
+        [r"total current assets"],
+        "balance",
+        "total current assets",
+    ),
+    _li(
+        "total_assets",
+        "total assets",
+        [r"total assets", r"\bassets\b"],
+        [r"total assets"],
+        "balance",
+        "total assets",
+    ),
+    _li(
+        "accounts_payable",
+        "accounts payable",
+        [r"(accounts |trade )?payables?"],
+        [r"(trade )?accounts payable.*", r"trade payables.*", r"accounts payable and accrued .*"],
+        "balance",
+        "accounts payable",
+    ),
+    _li(
+        "total_current_liabilities",
+        "total current liabilities",
+        [r"(total )?current liabilities"],
+        [r"total current liabilities"],
+        "balance",
+        "total current liabilities",
+    ),
+    _li(
+        "total_liabilities",
+        "total liabilities",
+        [r"total liabilities"],
+        [r"total liabilities"],
+        "balance",
+        "total liabilities",
+    ),
+    _li(
+        "total_equity",
+        "total shareholders' equity",
+        [r"(total )?(shareholders'?|stockholders'?|share ?owners'?)? ?equity", r"book value"],
+        [
+            r"total ([\w.&]+ )?(shareholders|stockholders|shareowners)'? equity.*",
+            r"total equity",
+        ],
+        "balance",
+        "total shareholders equity",
+    ),
+    _li(
+        "long_term_debt",
+        "long-term debt",
+        [r"long[- ]term debt"],
+        [
+            r"long-term debt(, net)?(, (less|excluding|net of) current (portion|maturities).*)?",
+            r"long-term borrowings",
+        ],
+        "balance",
+        "long-term debt",
+    ),
+    _li(
+        "ppe_net",
+        "property, plant and equipment, net",
+        [
+            r"pp&?e",
+            r"ppne",
+            r"property,? plant,? (and|&) equipment",
+            r"fixed assets",
+            r"property and equipment",
+        ],
+        [
+            r"(total )?property,? (plant,? )?and equipment,? ?(- ?)?net( of .*)?",
+            r"net property,? (plant,? )?and equipment",
+            r"property,? (plant,? )?and equipment, at cost, net",
+            r"property,? (plant,? )?and equipment",
+        ],
+        "balance",
+        "property plant and equipment net",
+    ),
+]
+LINE_ITEM_BY_KEY = {li.key: li for li in LINE_ITEMS}
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric computed from line items: a formula in the calculator's notation and how to show it."""
+
+    key: str
+    name: str
+    aliases: tuple[str, ...]
+    formula: str
+    kind: str = "ratio"  # "percent" | "ratio" | "amount" | "days"
+    needs_prior_year: bool = False
+    fallbacks: tuple[str, ...] = field(default_factory=tuple)
+
+
+METRICS: list[Metric] = [
+    Metric(
+        "gross_margin",
+        "gross margin",
+        (r"gross (profit )?margin",),
+        "gross profit / revenue",
+        "percent",
+        fallbacks=("(revenue - cost of revenue) / revenue",),
+    ),
+    Metric(
+        "operating_margin",
+        "operating margin",
+        (r"operating (profit )?margin", r"ebit margin"),
+        "operating income / revenue",
+        "percent",
+    ),
+    Metric(
+        "net_margin",
+        "net profit margin",
+        (r"net (profit |income )?margin", r"profit margin"),
+        "net income / revenue",
+        "percent",
+    ),
+    Metric(
+        "effective_tax_rate",
+        "effective tax rate",
+        (r"effective (income )?tax rate", r"\betr\b"),
+        "income tax expense / income before income taxes",
+        "percent",
+    ),
+    Metric(
+        "current_ratio",
+        "current ratio",
+        (r"current ratio",),
+        "total current assets / total current liabilities",
+    ),
+    Metric(
+        "quick_ratio",
+        "quick ratio",
+        (r"quick ratio", r"acid[- ]test"),
+        "(cash and cash equivalents + short-term investments + accounts receivable) / total current liabilities",
+        fallbacks=(
+            "(total current assets - inventories) / total current liabilities",
+            "(cash and cash equivalents + accounts receivable) / total current liabilities",
+        ),
+    ),
+    Metric(
+        "cash_ratio",
+        "cash ratio",
+        (r"\bcash ratio",),
+        "cash and cash equivalents / total current liabilities",
+    ),
+    Metric(
+        "working_capital",
+        "working capital",
+        (r"working capital",),
+        "total current assets - total current liabilities",
+        "amount",
+    ),
+    Metric(
+        "operating_cash_flow_ratio",
+        "operating cash flow ratio",
+        (r"operating cash flow ratio",),
+        "cash from operations / total current liabilities",
+    ),
+    Metric(
+        "debt_to_equity",
+        "debt-to-equity ratio",
+        (r"debt[- ]to[- ]equity", r"d/e ratio"),
+        "total liabilities / total shareholders' equity",
+    ),
+    Metric(
+        "roa",
+        "return on assets",
+        (r"return on (total )?assets", r"\broa\b"),
+        "net income / (average total assets between prior year and year)",
+        "percent",
+        needs_prior_year=True,
+    ),
+    Metric(
+        "roe",
+        "return on equity",
+        (r"return on (shareholders'? |stockholders'? )?equity", r"\broe\b"),
+        "net income / (average total shareholders' equity between prior year and year)",
+        "percent",
+        needs_prior_year=True,
+    ),
+    Metric(
+        "asset_turnover",
+        "asset turnover ratio",
+        (r"(total )?asset turnover",),
+        "revenue / (average total assets between prior year and year)",
+        needs_prior_year=True,
+    ),
+    Metric(
+        "fixed_asset_turnover",
+        "fixed asset turnover ratio",
+        (r"fixed asset turnover",),
+        "revenue / (average property, plant and equipment between prior year and year)",
+        needs_prior_year=True,
+    ),
+    Metric(
+        "inventory_turnover",
+        "inventory turnover ratio",
+        (r"inventory turnover",),
+        "cost of revenue / (average inventories between prior year and year)",
+        needs_prior_year=True,
+    ),
+    Metric(
+        "dpo",
+        "days payable outstanding",
+        (r"days payables? outstanding", r"\bdpo\b"),
+        "365 * (average accounts payable between prior year and year) / (cost of revenue + change in inventories between prior year and year)",
+        "days",
+        needs_prior_year=True,
+    ),
+    Metric(
+        "dso",
+        "days sales outstanding",
+        (r"days sales outstanding", r"\bdso\b"),
+        "365 * (average accounts receivable between prior year and year) / revenue",
+        "days",
+        needs_prior_year=True,
+    ),
+    Metric(
+        "dio",
+        "days inventory outstanding",
+        (r"days inventory outstanding", r"\bdio\b", r"days in inventory"),
+        "365 * (average inventories between prior year and year) / cost of revenue",
+        "days",
+        needs_prior_year=True,
+    ),
+    Metric(
+        "capex_to_revenue",
+        "capital expenditure as a share of revenue",
+        (
+            r"cap(ital )?ex(penditures?)? (as a (%|percent(age)?) of|to|/|over) (total )?revenues?",
+            r"capex/revenue",
+        ),
+        "capital expenditure / revenue",
+        "percent",
+    ),
+    Metric(
+        "da_to_revenue",
+        "depreciation and amortization as a share of revenue",
+        (
+            r"(d&a|depreciation (and|&) amortization) (margin|(as a (%|percent(age)?) of|to|/) (total )?revenues?)",
+        ),
+        "depreciation and amortization / revenue",
+        "percent",
+    ),
+    Metric(
+        "free_cash_flow",
+        "free cash flow",
+        (r"free cash ?flow(?! conversion)", r"\bfcf\b(?! conversion)"),
+        "cash from operations - capital expenditure",
+        "amount",
+    ),
+    Metric(
+        "fcf_conversion",
+        "free cash flow conversion",
+        (r"(free cash ?flow|fcf) conversion",),
+        "(cash from operations - capital expenditure) / net income",
+        "percent",
+    ),
+    Metric(
+        "dividend_payout",
+        "dividend payout ratio",
+        (r"(dividend )?payout ratio",),
+        "dividends paid / net income",
+        "percent",
+    ),
+    Metric(
+        "interest_coverage",
+        "interest coverage ratio",
+        (r"interest coverage", r"times interest earned"),
+        "operating income / interest expense",
+    ),
+    Metric(
+        "ebitda",
+        "EBITDA",
+        (r"\bebitda\b(?! margin)",),
+        "operating income + depreciation and amortization",
+        "amount",
+    ),
+    Metric(
+        "ebitda_margin",
+        "EBITDA margin",
+        (r"ebitda margin",),
+        "(operating income + depreciation and amortization) / revenue",
+        "percent",
+    ),
+]
+
+
+def _norm(text: str) -> str:
+    text = text.lower().replace("’", "'").replace("&", " and ").replace("—", "-").replace("–", "-")
+    text = re.sub(r"\s*\(\d\)|\*+|\s+", " ", text)
+    return re.sub(r"\s+", " ", text).strip(" :.;,")
+
+
+def normalise_label(label: str) -> str:
+    """A row label in the form the lexicon's label patterns match ('Less: Inventories, net (1)' -> ...)."""
+    label = _norm(label)
+    return re.sub(r"^(less|add|plus)\s*:\s*", "", label)
+
+
+# Labels are normalised ("&" -> "and", dashes, spacing) before these patterns see them.
+_LABEL_RES = {li.key: [re.compile(p, re.I) for p in li.labels] for li in LINE_ITEMS}
+_ALIAS_RES = [(li, re.compile(rf"(?<![\w-])(?:{'|'.join(li.aliases)})(?![\w-])", re.I)) for li in LINE_ITEMS]
+_METRIC_RES = [(m, re.compile(rf"(?<![\w-])(?:{'|'.join(m.aliases)})", re.I)) for m in METRICS]
+
+
+def label_rank(item: LineItem, label: str) -> int | None:
+    """Position of the first of `item`'s label patterns that the whole row label matches (lower = better)."""
+    norm = normalise_label(label)
+    for rank, rx in enumerate(_LABEL_RES[item.key]):
+        if rx.fullmatch(norm):
+            return rank
+    return None
+
+
+def line_item_for(phrase: str) -> LineItem | None:
+    """The line item a phrase names ('average PP&E' -> ppe_net); the longest alias match wins."""
+    best: tuple[int, LineItem] | None = None
+    for item, rx in _ALIAS_RES:
+        for m in rx.finditer(phrase):
+            length = m.end() - m.start()
+            if best is None or length > best[0]:
+                best = (length, item)
+    return best[1] if best else None
+
+
+def metrics_in(text: str) -> list[Metric]:
+    """Metrics a question names, in order of mention (a longer name beats one it contains)."""
+    hits: list[tuple[int, int, Metric]] = []
+    for metric, rx in _METRIC_RES:
+        for m in rx.finditer(text):
+            hits.append((m.start(), m.end(), metric))
+    kept: list[tuple[int, int, Metric]] = []
+    for start, end, metric in sorted(hits, key=lambda h: (h[0], -(h[1] - h[0]))):
+        if any(s <= start < e for s, e, _ in kept):
+            continue
+        kept.append((start, end, metric))
+    return list(dict.fromkeys(m for _, _, m in kept))
+
+
+def line_items_in(text: str) -> list[LineItem]:
+    """Line items a question names, in order of mention; a longer alias shadows the ones inside it."""
+    hits: list[tuple[int, int, LineItem]] = []
+    for item, rx in _ALIAS_RES:
+        for m in rx.finditer(text):
+            hits.append((m.start(), m.end(), item))
+    kept: list[tuple[int, int, LineItem]] = []
+    for start, end, item in sorted(hits, key=lambda h: (h[0], -(h[1] - h[0]))):
+        if any(s <= start < e or s < end <= e for s, e, _ in kept):
+            continue
+        kept.append((start, end, item))
+    return list(dict.fromkeys(i for _, _, i in sorted(kept, key=lambda h: h[0])))
+
+
+def search_terms_for(text: str) -> list[str]:
+    """Line-item wordings a filing uses for the metrics and line items a query names."""
+    items = list(line_items_in(text))
+    for metric in metrics_in(text):
+        items.extend(line_items_in(metric.formula))
+    return list(dict.fromkeys(li.search_terms for li in items if li.search_terms))

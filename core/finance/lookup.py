@@ -1,0 +1,73 @@
+"""Find the figure for a line item and year among table rows read from the evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core.finance.formula import Found, Lookup, Operand
+from core.finance.lexicon import label_rank, normalise_label
+from core.finance.rows import FigureRow
+from core.tools.sentences import content_terms
+
+
+@dataclass(frozen=True)
+class SourcedRow:
+    """A table row and where it came from (`source` is opaque here: the graph puts a citation in it)."""
+
+    row: FigureRow
+    source: Any
+    rank: int = 0  # order of the evidence it was read from (0 = best)
+
+
+def _phrase_match(phrase: str, label: str) -> float:
+    """How well a free phrase names a row label (for line items the lexicon does not know)."""
+    want = set(content_terms(phrase))
+    have = set(content_terms(normalise_label(label)))
+    if not want or not have:
+        return 0.0
+    covered = len(want & have) / len(want)
+    return covered * len(want & have) / len(want | have)
+
+
+def row_score(operand: Operand, row: FigureRow) -> float | None:
+    """How well `row` reports `operand` (higher is better); None when it does not."""
+    if operand.item is not None:
+        rank = label_rank(operand.item, row.label)
+        if rank is None:
+            return None
+        score = 10.0 - rank
+        if row.statement == operand.item.statement:
+            score += 5.0  # the primary statement beats a note or an MD&A table repeating the row
+        elif row.statement is not None:
+            score -= 2.0
+        return score
+    match = _phrase_match(operand.phrase, row.label)
+    return 5.0 * match if match >= 0.5 else None
+
+
+def make_lookup(rows: Sequence[SourcedRow]) -> Lookup:
+    """A lookup that picks, for an operand and year, the best-labelled row with a value in that year."""
+
+    def lookup(operand: Operand, year: int) -> Found | None:
+        best: tuple[float, SourcedRow, float] | None = None
+        for sourced in rows:
+            figure = sourced.row.value_for(year)
+            if figure is None or figure.is_percent:
+                continue
+            score = row_score(operand, sourced.row)
+            if score is None:
+                continue
+            score -= 0.05 * sourced.rank
+            if best is None or score > best[0]:
+                value = (
+                    abs(figure.value) if operand.item is not None and operand.item.outflow else figure.value
+                )
+                best = (score, sourced, value)
+        if best is None:
+            return None
+        _, sourced, value = best
+        return Found(value=value, label=sourced.row.label, year=year, source=sourced, scale=sourced.row.scale)
+
+    return lookup

@@ -1,0 +1,84 @@
+"""Fiscal periods: which fiscal years a question asks about, and which years a table's columns hold."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+YEAR = r"(?:19[5-9]\d|20[0-4]\d)"
+# "FY2018", "FY 18", "fiscal 2024", "fiscal year 2023", "2022" (a bare year), "FY'23".
+_FY_RE = re.compile(rf"\b(?:FY\s?'?(?P<short>\d{{2}})\b|FY\s?(?P<fy>{YEAR})\b|(?P<bare>{YEAR})\b)", re.I)
+_RANGE_RE = re.compile(
+    rf"\b(?:FY\s?)?(?P<a>{YEAR})\s*(?:-|–|—|to|through|until)\s*(?:FY\s?)?(?P<b>{YEAR})\b", re.I
+)
+_COMPARE_RE = re.compile(
+    r"\b(improv|declin|deteriorat|chang|increas|decreas|grow|grew|growth|trend|year[- ]over[- ]year|yoy"
+    r"|compared?|versus|vs\.?|from .* to|between|profile|trajectory|expand|contract|widen|narrow)\w*",
+    re.I,
+)
+
+
+def fiscal_years(text: str) -> list[int]:
+    """Fiscal years named in `text`, in order of first mention; ranges ("FY2017 - FY2019") are expanded."""
+    years: list[int] = []
+    for m in _RANGE_RE.finditer(text):
+        a, b = int(m.group("a")), int(m.group("b"))
+        if 0 < abs(b - a) <= 10:
+            step = 1 if b > a else -1
+            years.extend(range(a, b + step, step))
+    for m in _FY_RE.finditer(text):
+        if m.group("short"):
+            years.append(2000 + int(m.group("short")))
+        else:
+            years.append(int(m.group("fy") or m.group("bare")))
+    return list(dict.fromkeys(years))
+
+
+def asks_for_change(text: str) -> bool:
+    """True when the wording compares periods ("improving", "change", "year-over-year", "trend")."""
+    return bool(_COMPARE_RE.search(text))
+
+
+@dataclass(frozen=True)
+class ColumnHeader:
+    """A table's column periods as printed: the fiscal year of each value column, left to right."""
+
+    years: tuple[int, ...]
+    start: int
+    end: int
+
+
+# A header is years, optionally inside dates ("December 31, 2019"), separated only by filler words.
+_HEADER_YEAR_RE = re.compile(rf"(?:{_MONTHS}\s+\d{{1,2}},?\s*)?(?<![\d,.$])({YEAR})(?![\d,.]\d)", re.I)
+_FILLER_RE = re.compile(
+    rf"^(?:\s|,|\(|\)|:|—|–|-|\bat\b|\bas of\b|\band\b|\bfiscal\b|\byears?\b|\bended\b|\bending\b|\bfor the\b"
+    rf"|\bthe\b|\bof\b|\bperiods?\b|\bquarters?\b|\bmonths?\b|\btwelve\b|\bthree\b|\bsix\b|\bnine\b|\bweeks?\b"
+    rf"|\b52\b|\b53\b|\bfy\b|{_MONTHS}|\b\d{{1,2}}\b)*$",
+    re.I,
+)
+
+
+def column_headers(text: str) -> list[ColumnHeader]:
+    """Runs of two or more years separated only by date words: the period headers of tables in `text`."""
+    headers: list[ColumnHeader] = []
+    run: list[re.Match[str]] = []
+
+    def close() -> None:
+        years = [int(m.group(1)) for m in run]
+        if len(years) >= 2 and len(set(years)) == len(years):
+            headers.append(ColumnHeader(tuple(years), run[0].start(), run[-1].end()))
+
+    for m in _HEADER_YEAR_RE.finditer(text):
+        if run and _FILLER_RE.match(text[run[-1].end() : m.start()]) and m.start() - run[-1].end() < 60:
+            run.append(m)
+            continue
+        if run:
+            close()
+        run = [m]
+    if run:
+        close()
+    return headers

@@ -1,0 +1,157 @@
+"""What figures a question asks for: a metric (defined in the question, or known to the lexicon) or a
+line item, for which fiscal years, and whether to compare or average them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from core.finance.formula import FormulaError, defined_formula, operands, parse_formula
+from core.finance.lexicon import METRICS, LineItem, line_items_in, metrics_in
+from core.finance.periods import asks_for_change, fiscal_years
+
+_AMOUNT_WORDS = re.compile(
+    r"\b(how much|how many|what (is|was|were|are)|amount|figure|value|total|level|balance|spend|spent"
+    r"|in (usd|us\$|\$|dollars)|(usd|us\$|\$) ?(millions|billions|thousands))\b",
+    re.I,
+)
+_PERCENT_WORDS = re.compile(r"\bpercent|%|\bpercentage\b|\bas a share\b", re.I)
+_AVERAGE_OVER_RE = re.compile(r"\b(\d+|two|three|four|five)[- ]year average\b|\baverage (of|over)\b", re.I)
+_CHANGE_RE = re.compile(
+    r"\b(year[- ]over[- ]year|yoy|change|growth|grow|grew|increase|decrease|improv|declin)\w*", re.I
+)
+_UNIT_ASKED_RE = re.compile(r"\b(?:usd|us\$|\$|dollars)?\s*(thousands|millions|billions)\b", re.I)
+
+
+@dataclass
+class FigureRequest:
+    """A figure to state: its name, its formula (a lone line item for a plain lookup), the years."""
+
+    name: str
+    formula: str
+    kind: str  # "percent" | "ratio" | "amount" | "days"
+    years: list[int]
+    aggregate: str | None = None  # "change" | "average" across the years, or None
+    defined_in_question: bool = False
+    unit_asked: str | None = None  # "millions" / "billions" when the question asks for that unit
+    line_items: list[LineItem] = field(default_factory=list)
+    fallbacks: list[str] = field(default_factory=list)  # other textbook definitions, tried in order
+
+    @property
+    def statements(self) -> list[str]:
+        return list(dict.fromkeys(li.statement for li in self.line_items))
+
+    def describe(self) -> str:
+        """'fixed asset turnover ratio (FY2019)' — how the plan and the answer name it."""
+        years = ", ".join(f"FY{y}" for y in self.years)
+        how = {"change": "change over ", "average": "average over "}.get(self.aggregate or "", "")
+        return f"{self.name} ({how}{years})" if years else self.name
+
+
+def _kind_for(name: str, question: str, default: str) -> str:
+    for metric in METRICS:
+        if metrics_in(name) and metrics_in(name)[0] is metric:
+            return metric.kind
+    if re.search(r"\b(ratio|turnover|coverage)\b", name, re.I):
+        return "ratio"
+    if _PERCENT_WORDS.search(question) or re.search(r"\b(margin|rate|%)", name, re.I):
+        return "percent"
+    return default
+
+
+def _years(question: str, default_year: int | None, formula_text: str = "") -> list[int]:
+    outside = question.replace(formula_text, " ") if formula_text else question
+    years = fiscal_years(outside) or fiscal_years(formula_text)
+    if not years and default_year:
+        years = [default_year]
+    return sorted(set(years))
+
+
+def _aggregate(question: str, years: list[int]) -> str | None:
+    if len(years) < 2:
+        return None
+    if _AVERAGE_OVER_RE.search(question):
+        return "average"
+    if _CHANGE_RE.search(question) or asks_for_change(question):
+        return "change"
+    return None
+
+
+def _with_prior_year(question: str, years: list[int]) -> list[int]:
+    """A single year plus the one before when the question asks how the figure changed ("improving")."""
+    if len(years) == 1 and (_CHANGE_RE.search(question) or asks_for_change(question)):
+        return [years[0] - 1, years[0]]
+    return years
+
+
+def _unit_asked(question: str) -> str | None:
+    m = _UNIT_ASKED_RE.search(question)
+    return m.group(1).lower() if m else None
+
+
+def figure_requests(question: str, default_year: int | None = None) -> list[FigureRequest]:
+    """The figures `question` asks for (empty when it asks for none)."""
+    unit = _unit_asked(question)
+    defined = defined_formula(question)
+    if defined is not None:
+        name, formula = defined
+        tree = parse_formula(formula)
+        years = _years(question, default_year, formula)
+        explicit = [o for o in operands(tree) if any(isinstance(y, int) for y in o.years)]
+        if explicit:  # the formula names its years itself: evaluate it once, for its latest year
+            years = [max(y for o in explicit for y in o.years if isinstance(y, int))]
+        return [
+            FigureRequest(
+                name=name,
+                formula=formula,
+                kind=_kind_for(name, question, "ratio"),
+                years=years,
+                aggregate=_aggregate(question, years),
+                defined_in_question=True,
+                unit_asked=unit,
+                line_items=[o.item for o in operands(tree) if o.item],
+            )
+        ]
+    requests: list[FigureRequest] = []
+    for metric in metrics_in(question):
+        tree = parse_formula(metric.formula)
+        years = _with_prior_year(question, _years(question, default_year))
+        requests.append(
+            FigureRequest(
+                name=metric.name,
+                formula=metric.formula,
+                kind=metric.kind,
+                years=years,
+                aggregate=_aggregate(question, years),
+                unit_asked=unit,
+                line_items=[o.item for o in operands(tree) if o.item],
+                fallbacks=list(metric.fallbacks),
+            )
+        )
+    if requests:
+        return requests
+    if not _AMOUNT_WORDS.search(question) and not _CHANGE_RE.search(question):
+        return []
+    for item in line_items_in(question):
+        years = _with_prior_year(question, _years(question, default_year))
+        requests.append(
+            FigureRequest(
+                name=item.name,
+                formula=item.name,
+                kind="amount",
+                years=years,
+                aggregate=_aggregate(question, years),
+                unit_asked=unit,
+                line_items=[item],
+            )
+        )
+    return requests
+
+
+def request_formula_ok(formula: str) -> bool:
+    """True when the calculator can read `formula`."""
+    try:
+        parse_formula(formula)
+    except FormulaError:
+        return False
+    return True

@@ -1,0 +1,279 @@
+"""Read financial table rows out of filing text: label, values, the fiscal year of each value, unit.
+
+Text extracted from PDFs lays tables out in many ways: one cell per line, a row per line, or values that
+run on into the next row's label. The reader therefore treats a page as a stream of words and numbers: a
+run of numbers that ends a line (or is followed by the next capitalised label) closes a row whose label is
+the words just before it. Column periods come from the nearest year header above the row ("2019 2018
+2017", "At December 31, 2019 At December 31, 2018"); values are tied to years only when their count
+matches the header, because a guess would misstate a figure. Markdown tables (from HTML filings) are read
+cell by cell.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+from core.finance.periods import ColumnHeader, column_headers
+from core.tools.figures import Figure, find_figures
+
+_UNIT_RE = re.compile(
+    r"\(\s*(?:\$|usd|us\$|dollars|amounts|dollar amounts)?\s*(?:in\s+)?(?P<a>millions|thousands|billions)\b"
+    r"|\b(?:in|amounts in|dollars in|\$ in)\s+(?P<b>millions|thousands|billions)\b",
+    re.I,
+)
+_SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+_STATEMENT_RE = re.compile(
+    r"(balance\s+sheets?|statements?\s+of\s+financial\s+(position|condition))"
+    r"|(statements?\s+of\s+(consolidated\s+)?(operations|income|earnings|comprehensive\s+(income|loss)))"
+    r"|income\s+statements?"
+    r"|(statements?\s+of\s+cash\s+flows?|cash\s+flows?\s+statements?|statement\s+of\s+cash\s+flow)",
+    re.I,
+)
+_NUM_TOKEN = re.compile(r"^\(?-?\$?\(?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?\)?$")
+_DASH_TOKEN = re.compile(r"^[—–-]{1,3}$")
+_CONTINUES = re.compile(r"^[a-z(&,]")
+
+
+@dataclass(frozen=True)
+class FigureRow:
+    """One table row: its label, its values (None for a dash), each value's fiscal year where known."""
+
+    label: str
+    values: tuple[Figure | None, ...]
+    years: tuple[int | None, ...]
+    start: int
+    end: int
+    text: str  # the row as it appears in the source, whitespace collapsed
+    scale: float | None = None  # 1e6 when the table is "(in millions)"
+    statement: str | None = None  # "income" | "balance" | "cash_flow" when under a statement title
+    caption: str = ""
+
+    def value_for(self, year: int) -> Figure | None:
+        """The value printed in `year`'s column (None when the row has no such column or it is blank)."""
+        for value, y in zip(self.values, self.years, strict=False):
+            if y == year:
+                return value
+        return None
+
+
+def statement_kind(title: str) -> str | None:
+    """'CONSOLIDATED BALANCE SHEETS' -> 'balance'; None when the text names no primary statement."""
+    m = _STATEMENT_RE.search(title)
+    if not m:
+        return None
+    if m.group(1):
+        return "balance"
+    if m.group(3) or re.match(r"income\s+statement", m.group(0), re.I):
+        return "income"
+    return "cash_flow"
+
+
+def _tokens(text: str) -> list[tuple[str, int, int]]:
+    out = []
+    for m in re.finditer(r"[^\s|]+", text):
+        token = m.group()
+        # "(expense)(665" and "income(1)" glue words and figures together: split them.
+        parts = re.split(r"(?<=[A-Za-z)])(?=\(\d)|(?<=\))(?=\()", token)
+        pos = m.start()
+        for part in parts:
+            out.append((part, pos, pos + len(part)))
+            pos += len(part)
+    return out
+
+
+def _merge_cells(tokens: list[tuple[str, int, int]]) -> list[tuple[str, int, int, str]]:
+    """Tokens classified as NUM / DASH / WORD, with '$' and a detached ')' folded into their figure."""
+    merged: list[tuple[str, int, int, str]] = []
+    i = 0
+    while i < len(tokens):
+        cell, start, end = tokens[i]
+        if cell in ("$", "(", "($") and i + 1 < len(tokens) and _NUM_TOKEN.match(tokens[i + 1][0]):
+            nxt = tokens[i + 1]
+            cell, end = (cell if cell != "$" else "") + nxt[0], nxt[2]
+            i += 1
+        if cell in (")", "%") and merged and merged[-1][3] == "NUM":
+            prev = merged.pop()
+            merged.append((prev[0] + cell, prev[1], end, "NUM"))
+            i += 1
+            continue
+        if cell.endswith(",") and _NUM_TOKEN.match(cell[:-1]):
+            kind = "NUMC"  # "31," of a date, "$190," of prose
+        elif _NUM_TOKEN.match(cell):
+            kind = "NUM"
+        elif _DASH_TOKEN.match(cell):
+            kind = "DASH"
+        else:
+            kind = "WORD"
+        merged.append((cell, start, end, kind))
+        i += 1
+    return merged
+
+
+def _figure(token: str) -> Figure | None:
+    figures = find_figures(token.replace(" ", ""), include_years=True)
+    return figures[0] if figures else None
+
+
+def _scale_before(text: str, pos: int) -> float | None:
+    found = None
+    for m in _UNIT_RE.finditer(text, 0, pos):
+        found = _SCALE[(m.group("a") or m.group("b")).lower()]
+    return found
+
+
+def _statement_before(text: str, pos: int) -> tuple[str | None, str]:
+    found: tuple[str | None, str] = (None, "")
+    for m in _STATEMENT_RE.finditer(text, 0, pos):
+        found = (statement_kind(m.group()), m.group())
+    return found
+
+
+def _header_before(headers: list[ColumnHeader], pos: int) -> ColumnHeader | None:
+    best = None
+    for header in headers:
+        if header.end <= pos:
+            best = header
+    return best
+
+
+def _years_for(values: list[Figure | None], header: ColumnHeader | None) -> tuple[int | None, ...]:
+    if header is None:
+        return tuple(None for _ in values)
+    n = len(header.years)
+    if len(values) == n:
+        return header.years
+    # Extra trailing columns of percentages ("% change") follow the period columns.
+    if len(values) > n and all(v is not None and v.is_percent for v in values[n:]):
+        return (*header.years, *(None for _ in values[n:]))
+    return tuple(None for _ in values)
+
+
+def _label(words: list[tuple[str, int, int, str]], text: str) -> tuple[str, int]:
+    """The row label: the last line of words, joined with earlier lines it continues."""
+    if not words:
+        return "", -1
+    lines: list[list[tuple[str, int, int, str]]] = [[words[0]]]
+    for prev, cur in itertools.pairwise(words):
+        if "\n" in text[prev[2] : cur[1]]:
+            lines.append([cur])
+        else:
+            lines[-1].append(cur)
+    chosen = [lines[-1]]
+    for line in reversed(lines[:-1]):
+        if len(chosen) >= 3 or not _CONTINUES.match(chosen[0][0][0]):
+            break
+        chosen.insert(0, line)
+    flat = [w for line in chosen for w in line]
+    return " ".join(w[0] for w in flat), flat[0][1]
+
+
+def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
+    headers = column_headers(text)
+    masked = [(h.start, h.end) for h in headers]
+    cells = [c for c in _merge_cells(_tokens(text)) if not any(s <= c[1] < e for s, e in masked)]
+    rows: list[FigureRow] = []
+    words: list[tuple[str, int, int, str]] = []
+    i = 0
+    while i < len(cells):
+        if cells[i][3] == "WORD":
+            words.append(cells[i])
+            i += 1
+            continue
+        j = i
+        while j < len(cells) and cells[j][3] in ("NUM", "DASH", "NUMC"):
+            j += 1
+        run = cells[i:j]
+        after = cells[j] if j < len(cells) else None
+        ends_line = (
+            after is None or "\n" in text[run[-1][2] : after[1]] or bool(re.match(r"[A-Z(]", after[0]))
+        )
+        header_between = any(run[-1][2] <= h.start and (after is None or h.end <= after[1]) for h in headers)
+        is_row = (
+            (ends_line or header_between)
+            and words
+            and all(c[3] != "NUMC" for c in run)
+            and any(c[3] == "NUM" for c in run)
+        )
+        if not is_row:
+            words.extend(run)  # numbers inside prose or a label ("net of allowances of $132 and $190")
+            i = j
+            continue
+        label, label_start = _label(words, text)
+        values = [None if c[3] == "DASH" else _figure(c[0]) for c in run]
+        if label and re.search(r"[A-Za-z]{2}", label) and len(label) <= 300:
+            start, end = label_start, run[-1][2]
+            statement, caption = _statement_before(text, start)
+            rows.append(
+                FigureRow(
+                    label=label.strip(" :"),
+                    values=tuple(values),
+                    years=_years_for(values, _header_before(headers, start)),
+                    start=offset + start,
+                    end=offset + end,
+                    text=" ".join(text[start:end].split()),
+                    scale=_scale_before(text, start),
+                    statement=statement,
+                    caption=caption,
+                )
+            )
+        words = []
+        i = j
+    return rows
+
+
+def _cell_year(cell: str) -> int | None:
+    m = re.search(r"(?<!\d)((?:19[5-9]|20[0-4])\d)(?!\d)", cell)
+    return int(m.group(1)) if m else None
+
+
+def _markdown_rows(text: str) -> list[FigureRow]:
+    rows: list[FigureRow] = []
+    header_years: list[int | None] = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        start, pos = pos, pos + len(line)
+        stripped = line.strip()
+        if not stripped.startswith("|"):
+            header_years = []
+            continue
+        cells = [c.strip() for c in stripped.strip("|").split("|")]
+        if all(re.fullmatch(r":?-{2,}:?", c) or not c for c in cells):
+            continue
+        numeric = [
+            k for k, c in enumerate(cells) if k > 0 and _NUM_TOKEN.match(c.replace("$", "").replace(" ", ""))
+        ]
+        if not numeric:
+            years = [_cell_year(cell) for cell in cells]
+            if any(years):
+                header_years = years
+            continue
+        label = cells[0]
+        if not re.search(r"[A-Za-z]{2}", label):
+            continue
+        values = tuple(_figure(cells[k].replace(" ", "")) for k in numeric)
+        years = tuple(header_years[k] if k < len(header_years) else None for k in numeric)
+        begin = start + line.index("|")
+        statement, caption = _statement_before(text, begin)
+        rows.append(
+            FigureRow(
+                label=label,
+                values=values,
+                years=years,
+                start=begin,
+                end=start + len(line.rstrip()),
+                text=stripped,
+                scale=_scale_before(text, begin),
+                statement=statement,
+                caption=caption,
+            )
+        )
+    return rows
+
+
+def read_rows(text: str) -> list[FigureRow]:
+    """Every labelled row of figures in `text` (a page or a passage), in order."""
+    if re.search(r"^\s*\|.*\|\s*$", text, re.M):
+        return _markdown_rows(text)
+    return _stream_rows(text)

@@ -1,0 +1,136 @@
+"""Metric formulas: parsing analysts' wording, evaluating over rows, and what a question asks for."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.finance.compute import compute
+from core.finance.formula import FormulaError, defined_formula, operands, parse_formula
+from core.finance.lexicon import label_rank, line_item_for, metrics_in, search_terms_for
+from core.finance.lookup import SourcedRow, make_lookup
+from core.finance.requests import figure_requests
+from core.finance.rows import read_rows
+
+BALANCE = """CONSOLIDATED BALANCE SHEETS (in millions)
+2019 2018
+Cash and cash equivalents 500 400
+Accounts receivable, net 300 250
+Inventories 200 180
+Total current assets 1,100 900
+Property, plant and equipment 2,000 1,900
+Property, plant and equipment — net 800 700
+Accounts payable 150 130
+Total current liabilities 600 500
+"""
+INCOME = """CONSOLIDATED STATEMENTS OF INCOME (in millions)
+2019 2018
+Total net revenues 6,000 5,000
+Cost of revenues 3,600 3,100
+Operating income 900 700
+Income before income taxes 800 600
+Provision for income taxes (200) (150)
+Net income 600 450
+"""
+CASH = """CONSOLIDATED STATEMENTS OF CASH FLOWS (in millions)
+2019 2018
+Net cash provided by operating activities 1,000 900
+Purchases of property and equipment (120) (100)
+"""
+
+
+@pytest.fixture
+def lookup():
+    rows = [SourcedRow(r, "test") for text in (BALANCE, INCOME, CASH) for r in read_rows(text)]
+    return make_lookup(rows)
+
+
+def _value(question, lookup, default_year=2019):
+    requests = figure_requests(question, default_year)
+    assert requests, question
+    return compute(requests[0], lookup)
+
+
+def test_defined_formula_with_average_and_explicit_years(lookup):
+    q = (
+        "What is the FY2019 fixed asset turnover ratio? Fixed asset turnover ratio is defined as: "
+        "FY2019 revenue / (average PP&E between FY2018 and FY2019). Round to two decimals."
+    )
+    result = _value(q, lookup)
+    assert result.value == pytest.approx(6000 / 750)
+    assert "24" not in result.headline and "8.00" in result.headline
+    assert "((700 + 800) / 2)" in result.working
+
+
+def test_lexicon_metric_change_between_years(lookup):
+    result = _value("Has the operating margin improved in FY2019?", lookup)
+    assert result.request.years == [2018, 2019]
+    assert result.value == pytest.approx((900 / 6000 - 700 / 5000) * 100)
+    assert (
+        "15.0%" in result.headline
+        and "14.0%" in result.headline
+        and "up 1.00 percentage points" in result.headline
+    )
+
+
+def test_outflows_are_stated_unsigned_and_amounts_keep_their_unit(lookup):
+    capex = _value("What is the FY2019 capital expenditure amount (in USD millions)?", lookup)
+    assert capex.value == 120 and "$120 million" in capex.headline
+    tax = _value("What is the FY2019 effective tax rate?", lookup)
+    assert tax.value == pytest.approx(0.25) and "25.0%" in tax.headline
+
+
+def test_net_ppe_prefers_the_net_row_and_converts_to_the_unit_asked(lookup):
+    ppe = _value("What is the year end FY2019 net PP&E? Answer in USD billions.", lookup)
+    assert ppe.value == 800 and "$0.80 billion" in ppe.headline
+
+
+def test_growth_of_an_amount_is_a_percentage(lookup):
+    result = _value("What is the year-over-year change in revenue from FY2018 to FY2019?", lookup)
+    assert result.value == pytest.approx(20.0) and "+20.0%" in result.headline
+
+
+def test_missing_inputs_are_named_not_guessed(lookup):
+    result = _value("What is the FY2017 current ratio?", lookup, default_year=2017)
+    assert result.value is None
+    assert ("total current assets", 2017) in result.missing
+    assert "not computed" in result.headline
+
+
+def test_fallback_definition_when_a_component_is_not_reported(lookup):
+    result = _value("What is the FY2019 quick ratio?", lookup)
+    # No short-term investments row: the next textbook definition is used and the working says so.
+    assert result.value == pytest.approx((1100 - 200) / 600)
+    assert "as short-term investments is not reported" in result.working
+
+
+def test_parse_formula_and_errors():
+    tree = parse_formula("365 * (average accounts payable between FY2016 and FY2017) / (FY2017 COGS)")
+    ops = operands(tree)
+    assert [o.item.key for o in ops] == ["accounts_payable", "cost_of_revenue"]
+    assert ops[0].mode == "average" and ops[0].years == (2016, 2017)
+    with pytest.raises(FormulaError):
+        parse_formula("(revenue / ")
+    with pytest.raises(FormulaError):
+        parse_formula("2 * 3")
+    assert defined_formula("What is the FY2020 current ratio for Acme?") is None
+
+
+def test_lexicon_lookups():
+    assert line_item_for("average PP&E").key == "ppe_net"
+    assert line_item_for("income before income taxes").key == "pretax_income"
+    assert [m.key for m in metrics_in("Is the EBITDA margin or free cash flow conversion better?")] == [
+        "ebitda_margin",
+        "fcf_conversion",
+    ]
+    from core.finance.lexicon import LINE_ITEM_BY_KEY
+
+    revenue = LINE_ITEM_BY_KEY["revenue"]
+    assert label_rank(revenue, "Total net sales") is not None
+    assert label_rank(revenue, "Cost of sales") is None
+    assert label_rank(revenue, "Sales and marketing") is None
+    assert "purchases of property plant and equipment capital expenditures" in search_terms_for("capex")
+
+
+def test_questions_that_ask_for_no_figure():
+    assert figure_requests("What are the main competition risks?", 2022) == []
+    assert figure_requests("Which segment dragged down growth?", 2022) == []

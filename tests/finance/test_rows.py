@@ -1,0 +1,125 @@
+"""Reading table rows from the layouts PDF extraction produces, and from Markdown tables."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.finance.periods import column_headers, fiscal_years
+from core.finance.rows import read_rows, statement_kind
+
+ONE_CELL_PER_LINE = """Acme Corp and Subsidiaries
+Consolidated Statement of Cash Flows
+Years ended December 31
+(Millions)
+2018
+2017
+2016
+Cash Flows from Operating Activities
+Net income including noncontrolling interest
+$
+5,363
+$
+4,869
+$
+5,058
+Adjustments to reconcile net income to net cash
+provided by operating activities
+Purchases of property, plant and equipment (PP&E)
+(1,577)
+(1,373)
+(1,420)
+Other — net
+—
+(6)
+(4)
+"""
+
+RUN_ON_ROWS = """CONSOLIDATED STATEMENTS OF
+OPERATIONS(in millions, except per share data)
+Year Ended December 31,
+2015 2016 2017 Net product sales
+$ 79,268 $ 94,665 $ 118,573 Total net sales
+107,006 135,987 177,866 Operating expenses:
+Cost of sales
+71,651 88,265 111,934 Interest expense
+(459 ) (484 ) (848 ) Net income
+$ 596 $ 2,371 $ 3,033"""
+
+ROW_PER_LINE = """CONSOLIDATED BALANCE SHEETS
+(Amounts in millions, except share data)
+At December 31, 2019  At December 31, 2018
+Cash and cash equivalents $ 5,794  $ 4,225
+Accounts receivable, net of allowances of $132 and $190, respectively 848  1,035
+Property and equipment, net 253  282
+Total current liabilities 2,915  2,642"""
+
+
+def _table(text: str) -> dict[str, tuple]:
+    return {r.label: (tuple(v.value if v else None for v in r.values), r.years) for r in read_rows(text)}
+
+
+def test_one_cell_per_line_rows_get_their_years_and_unit():
+    rows = read_rows(ONE_CELL_PER_LINE)
+    table = {r.label: r for r in rows}
+    capex = table["Purchases of property, plant and equipment (PP&E)"]
+    assert [v.value for v in capex.values] == [-1577, -1373, -1420]
+    assert capex.years == (2018, 2017, 2016)
+    assert capex.scale == 1e6 and capex.statement == "cash_flow"
+    assert table["Net income including noncontrolling interest"].value_for(2017).value == 4869
+    # A dash is a blank cell, not a missing column.
+    assert table["Other — net"].values[0] is None and table["Other — net"].years == (2018, 2017, 2016)
+
+
+def test_values_that_run_into_the_next_label_still_form_rows_oldest_year_first():
+    table = _table(RUN_ON_ROWS)
+    assert table["Total net sales"] == ((107006, 135987, 177866), (2015, 2016, 2017))
+    assert table["Interest expense"][0] == (-459, -484, -848)
+    assert table["Net income"][0] == (596, 2371, 3033)
+    assert read_rows(RUN_ON_ROWS)[0].statement == "income"
+
+
+def test_numbers_inside_a_label_stay_in_the_label():
+    table = _table(ROW_PER_LINE)
+    label = next(k for k in table if k.startswith("Accounts receivable"))
+    assert "$132 and $190" in label and table[label] == ((848, 1035), (2019, 2018))
+    assert table["Property and equipment, net"] == ((253, 282), (2019, 2018))
+    assert read_rows(ROW_PER_LINE)[0].statement == "balance"
+
+
+def test_prose_with_numbers_is_not_a_row():
+    text = "Revenue increased by $27 million in 2018 compared with 2017, driven by volume."
+    assert read_rows(text) == []
+
+
+def test_markdown_table_rows_take_years_from_the_header_cells():
+    text = (
+        "Results (in millions):\n| | FY2025 | FY2024 | Change |\n|---|---|---|---|\n"
+        "| Total revenue | $ 422.6 | $ 358.5 | 17.9% |\n| Gross margin | 44.9% | 41.2% | +3.7 pts |"
+    )
+    rows = {r.label: r for r in read_rows(text)}
+    assert rows["Total revenue"].value_for(2025).value == pytest.approx(422.6)
+    assert rows["Total revenue"].value_for(2024).value == pytest.approx(358.5)
+    assert rows["Gross margin"].value_for(2025).is_percent
+    assert rows["Total revenue"].scale == 1e6
+
+
+def test_column_headers_and_fiscal_years():
+    assert [h.years for h in column_headers("As of June 30, 2023 2022\nAssets")] == [(2023, 2022)]
+    assert column_headers("in 2018, sales rose") == []
+    assert fiscal_years("What is the FY2017 - FY2019 3 year average?") == [2017, 2018, 2019]
+    assert fiscal_years("between FY2022 and FY 2023, and fiscal 2021") == [2022, 2023, 2021]
+    assert fiscal_years("FY'23 results") == [2023]
+
+
+@pytest.mark.parametrize(
+    ("title", "kind"),
+    [
+        ("CONSOLIDATED BALANCE SHEETS", "balance"),
+        ("Consolidated Statements of Operations", "income"),
+        ("Consolidated Statement of\nCash Flows", "cash_flow"),
+        ("Statement of Financial Position", "balance"),
+        ("Notes to the financial statements", None),
+    ],
+)
+def test_statement_kind(title, kind):
+    assert statement_kind(title) == kind
