@@ -50,7 +50,7 @@ class Settings(BaseSettings):
     rrf_keyword_weight: float = 0.6
 
     # Research loop
-    max_steps: int = 7
+    max_steps: int = Field(default=10, description="Most plan steps a run executes, follow-ups included.")
     web_search_enabled: bool = True
     web_search_timeout_s: float = 8.0
 

@@ -196,6 +196,11 @@ class SearchResult(BaseModel):
 # --- Research -------------------------------------------------------------------------------
 
 Tool = Literal["search_10k", "search_web", "calculator"]
+#: Who put a step in the plan: the planner, the planner's anchor (the question as asked), the reflector
+#: (a follow-up for a gap in the evidence) or the analyst.
+StepOrigin = Literal["planner", "anchor", "reflection", "analyst"]
+#: Evidence an anchor step keeps: as much as one plain search of the question, so the loop never knows less.
+ANCHOR_TOP_N = 10
 
 
 class PlanStep(BaseModel):
@@ -207,6 +212,12 @@ class PlanStep(BaseModel):
     keywords: list[str] = Field(default_factory=list)
     document_section: str | None = Field(default=None, description="A 10-K Item such as 'Item 1A'.")
     filing_id: str | None = None
+    origin: StepOrigin = "planner"
+    reason: str | None = Field(default=None, description="Why the step is there, e.g. the gap it fills.")
+
+    @property
+    def is_anchor(self) -> bool:
+        return self.origin == "anchor"
 
 
 class Plan(BaseModel):
@@ -218,7 +229,7 @@ class PlanVersion(BaseModel):
     """One version of the plan, who made it and what changed."""
 
     version: int
-    author: Literal["planner", "analyst"]
+    author: Literal["planner", "analyst", "reflection"]
     changes: list[str] = Field(default_factory=list)
     plan: Plan
     created_at: datetime = Field(default_factory=_now)
@@ -241,6 +252,12 @@ class Evidence(BaseModel):
     date: str | None = None
     score: float | None = None
     scores: StageScores | None = None
+    quote: str | None = Field(
+        default=None, description="The exact words to cite (a table row read for a calculation), if set."
+    )
+    found_by: list[int] = Field(
+        default_factory=list, description="Steps whose search also found this passage (evidence pool)."
+    )
 
 
 class KnowledgeCard(BaseModel):
@@ -253,6 +270,16 @@ class KnowledgeCard(BaseModel):
     contradiction: str | None = None
 
 
+class Gap(BaseModel):
+    """Something the question needs that the evidence so far lacks, and the search that could fill it."""
+
+    description: str = Field(description="What is missing, e.g. 'total current liabilities for FY2018'.")
+    query: str = Field(description="A self-contained search for it.")
+    document_section: str | None = Field(default=None, description="10-K Item to search, or null for all.")
+    filing_id: str | None = None
+    keywords: list[str] = Field(default_factory=list)
+
+
 class ResearchNote(BaseModel):
     """The reflector's note after a step."""
 
@@ -260,11 +287,15 @@ class ResearchNote(BaseModel):
     open_questions: list[str] = Field(default_factory=list)
     conflicts: list[str] = Field(default_factory=list)
     summary: str = ""
+    gaps: list[Gap] = Field(default_factory=list, description="What a follow-up step should search for.")
 
 
 class PolicyDecision(BaseModel):
     action: Literal["continue", "finish"]
     reason: str
+    follow_ups: list[Gap] = Field(
+        default_factory=list, description="Gaps to research next: each becomes a step added to the plan."
+    )
 
 
 class Citation(BaseModel):

@@ -82,6 +82,12 @@ class ReflectInput(BaseModel):
     cards: list[KnowledgeCard] = Field(default_factory=list)
     evidence: list[Evidence] = Field(default_factory=list)
     evidence_note: str | None = None
+    tool: Tool = "search_10k"
+    filing_id: str | None = None
+    company: str | None = Field(default=None, description="The company of the step's filing, if one.")
+    missing: list[str] = Field(
+        default_factory=list, description="Calculator inputs not found, e.g. 'total assets for FY2018'."
+    )
 
 
 class PolicyInput(BaseModel):
@@ -93,6 +99,10 @@ class PolicyInput(BaseModel):
     new_claims_per_step: list[int] = Field(default_factory=list)
     tools_done: list[Tool] = Field(default_factory=list)
     last_note: ResearchNote | None = None
+    planned_steps: int = Field(default=0, description="Steps in the plan (done and remaining).")
+    handled_gaps: list[str] = Field(
+        default_factory=list, description="Gaps that already have a follow-up step in the plan."
+    )
 
 
 class StepDigest(BaseModel):
@@ -101,6 +111,7 @@ class StepDigest(BaseModel):
     index: int
     sub_question: str
     tool: Tool
+    origin: str = "planner"
     query: str = ""
     document_section: str | None = None
     strategy: str | None = None
@@ -115,6 +126,9 @@ class WriterInput(BaseModel):
     question: str
     filings: list[FilingInfo] = Field(default_factory=list)
     steps: list[StepDigest] = Field(default_factory=list)
+    pool: list[Evidence] = Field(
+        default_factory=list, description="Every passage the run found, once, with the steps that found it."
+    )
 
 
 class DraftClaim(BaseModel):
@@ -129,6 +143,10 @@ class ReportSection(BaseModel):
 
 
 class ReportDraft(BaseModel):
+    answer: list[DraftClaim] = Field(
+        default_factory=list,
+        description="The answer first: one claim per part of the question, stating the figure or fact asked for.",
+    )
     summary: str = Field(default="", description="Two or three sentences answering the question.")
     sections: list[ReportSection] = Field(default_factory=list)
     conflicts: list[DraftClaim] = Field(default_factory=list)

@@ -10,6 +10,7 @@ from core.agents.base import AgentDeps
 from core.agents.contracts import DistilInput, Distillation
 from core.agents.contradictions import find_conflict
 from core.agents.structured import structured_call
+from core.finance.rows import read_rows
 from core.models import KnowledgeCard
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
 from core.tools.figures import find_figures
@@ -107,6 +108,25 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
             ]
             out.append(_Sentence(sentence, ev.evidence_id, rank, set(content_terms(sentence)), bool(figures)))
         if numeric:
+            # PDF tables come out as lines of "label value value": each labelled row is a citable fact,
+            # quoted in the passage's own words.
+            for figure_row in read_rows(ev.text) if "|" not in ev.text else []:
+                if figure_row.text in seen or len(figure_row.text) > 300:
+                    continue
+                seen.add(figure_row.text)
+                label = set(content_terms(figure_row.label))
+                caption = set(content_terms(figure_row.caption))
+                out.append(
+                    _Sentence(
+                        figure_row.text,
+                        ev.evidence_id,
+                        rank,
+                        label | caption,
+                        True,
+                        label_terms=label,
+                        caption_terms=caption,
+                    )
+                )
             # Filings put many figures only in tables: a labelled row is a citable fact too.
             for row in table_rows(ev.text):
                 # The same row often appears in two tables (segment note and MD&A): one card.

@@ -7,6 +7,8 @@ import re
 from core.agents.contracts import DraftStep, FilingInfo, PlanDraft
 from core.models import ITEM_TITLES, Plan, PlanStep
 
+ANCHOR_REASON = "The question as asked, searched over the selected filings: the run never knows less than one plain search."
+
 _ITEM_RE = re.compile(r"^\s*(?:item\s*)?(\d{1,2}[a-c]?)\s*\.?\s*$", re.IGNORECASE)
 _TITLE_TO_ITEM = {title.lower(): item for item, title in ITEM_TITLES.items()}
 
@@ -68,3 +70,12 @@ def finalise_plan(draft: PlanDraft, filings: list[FilingInfo], max_steps: int) -
             )
         )
     return ensure_step_ids(Plan(steps=steps, rationale=draft.rationale))
+
+
+def with_anchor(plan: Plan, question: str, max_steps: int) -> Plan:
+    """The plan with the anchor step first (the raw question, every selected filing, no Item filter)."""
+    if any(step.is_anchor for step in plan.steps):
+        return plan
+    anchor = PlanStep(step_id="", sub_question=question.strip(), origin="anchor", reason=ANCHOR_REASON)
+    steps = [anchor, *plan.steps][: max(1, max_steps)]
+    return ensure_step_ids(Plan(steps=steps, rationale=plan.rationale), [s.step_id for s in plan.steps])

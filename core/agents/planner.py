@@ -8,9 +8,14 @@ from core.agents.base import AgentDeps
 from core.agents.contracts import DraftStep, FilingInfo, PlanDraft, PlannerInput
 from core.agents.plan_tools import finalise_plan
 from core.agents.structured import LLMOutputError, structured_call
+from core.finance.formula import FormulaError, operands, parse_formula
+from core.finance.lexicon import STATEMENT_SEARCH_TERMS, STATEMENT_TITLES, LineItem
+from core.finance.periods import fiscal_years
+from core.finance.requests import FigureRequest, asks_why, figure_requests
 from core.models import Plan
 from core.prompts import PLANNER_HUMAN, PLANNER_SYSTEM
-from core.tools.calculation_step import detect_operation
+from core.retrieval.analysis import strip_instructions
+from core.retrieval.routing import company_forms, mentions_company
 from core.tools.figures import find_years
 from core.tools.sentences import STOPWORDS
 
@@ -76,8 +81,8 @@ _COORD_RE = re.compile(
     r"(results|revenues?|expenses|costs|segments|margins|risks|sales|businesses|performance)\b"
 )
 _TIME_SENSITIVE_RE = re.compile(
-    r"\b(latest|recent(ly)?|news|current(ly)?|today|this (year|quarter|month)|upcoming|announce(d|ments?)?"
-    r"|since the filing|after the filing)\b",
+    r"\b(latest|recent(ly)?|news|currently|current (events|news|price|valuation|market)|today"
+    r"|this (year|quarter|month)|upcoming|announce(d|ments?)?|since the filing|after the filing)\b",
     re.I,
 )
 # Well-known issuers that a question may name although their filing is not selected.
@@ -163,29 +168,10 @@ _GENERIC = {
 }
 
 
-def _company_names(filings: list[FilingInfo]) -> list[str]:
-    names = []
-    for f in filings:
-        words = re.sub(r"[,.]", " ", f.company).split()
-        if words:
-            names.append(words[0])
-    return names
-
-
 def _mentions(text: str, name: str) -> bool:
     return re.search(rf"\b{re.escape(name)}\b", text, re.I) is not None
 
 
-def _scope_company(question: str, filings: list[FilingInfo]) -> str | None:
-    for name in _company_names(filings):
-        if _mentions(question, name):
-            m = re.search(rf"\b{re.escape(name)}\b", question, re.I)
-            return m.group(0) if m else name
-    names = _company_names(filings)
-    return names[0] if len(names) == 1 else None
-
-
-_HYPOTHETICAL_RE = re.compile(r"\b(would|could|if|hypothetical|sensitivity)\b", re.I)
 # Joins a clause that points back at the one before it; pronouns after it are left alone.
 MERGED = "; and"
 _GIVEN_RE = re.compile(r"^(given|considering|in light of|because of)\s+", re.I)
@@ -255,16 +241,16 @@ def _keywords(clause: str, company: str | None) -> list[str]:
 
 
 def _is_outside(clause: str, filings: list[FilingInfo]) -> bool:
-    own = {n.lower() for n in _company_names(filings)}
-    others = {c for c in _KNOWN_COMPANIES if c.lower() not in own and _mentions(clause, c)}
-    possessives = {
-        m.group(1)
-        for m in re.finditer(r"\b([A-Z][A-Za-z0-9&]+)['’]s\b", clause)
-        if m.group(1).lower() not in own and m.start() > 0
+    """A clause about something the selected filings cannot hold: a well-known company that is not one of
+    them, recent news, or a fiscal year after the latest filing. A name the planner does not know is taken
+    to be the filing's own company (a filing names itself in many ways)."""
+    others = {
+        c
+        for c in _KNOWN_COMPANIES
+        if _mentions(clause, c)
+        and not any(mentions_company(c, f.company) or _mentions(f.company, c) for f in filings)
     }
-    if others or (possessives - {"Item"}):
-        return True
-    if _TIME_SENSITIVE_RE.search(clause):
+    if others or _TIME_SENSITIVE_RE.search(clause):
         return True
     filing_years = [f.fiscal_year for f in filings if f.fiscal_year]
     return bool(filing_years) and any(y > max(filing_years) for y in find_years(clause))
@@ -294,60 +280,185 @@ def _as_question(clause: str) -> str:
     return text.rstrip("?") + "."
 
 
-_OPERATION_WORDS_RE = re.compile(
-    r"^(how (much )?(did|does|do|has|have|was|were|is|are)|what (was|were|is|are)( the)?|by how much( did)?"
-    r"|calculate|compute)\s+|\b(change[ds]?|grow(th)?|grew|increase[ds]?|decrease[ds]?|rate|ratio|difference)\b",
-    re.I,
-)
-
-
-def _metric_phrase(clause: str, company: str | None) -> str:
-    """'How did Northwind's Fleet Software revenue change in FY2025' -> 'Fleet Software revenue in FY2025'."""
-    text = _OPERATION_WORDS_RE.sub(" ", clause)
-    if company:
-        text = re.sub(rf"\b{re.escape(company)}(['’]s)?\s*", "", text, flags=re.I)
-    text = re.sub(r"\s+", " ", text).strip(" ?.,")
-    return text or clause
-
-
 def offline_plan(inputs: PlannerInput, deps: AgentDeps) -> Plan:
-    """Rule-based plan: clauses become steps, routed to the filing Item, the web or the calculator."""
-    company = _scope_company(inputs.question, inputs.filings)
-    single_filing = inputs.filings[0].filing_id if len(inputs.filings) == 1 else None
-    steps: list[DraftStep] = []
-    for clause in split_clauses(inputs.question):
-        text = _resolve_pronouns(clause, company)
-        keywords = _keywords(text, company)
-        filing_id = single_filing or next(
-            (f.filing_id for f in inputs.filings if _mentions(text, _company_names([f])[0])), None
-        )
-        if _is_outside(clause, inputs.filings):
-            steps.append(DraftStep(sub_question=_as_question(text), tool="search_web", keywords=keywords))
-            continue
-        operation = detect_operation(text)
-        # "What would a 100 bp rise do" is a sensitivity the filing states, not a change to compute.
-        if operation and _METRIC_RE.search(text) and not _HYPOTHETICAL_RE.search(text):
-            steps.append(
-                DraftStep(
-                    sub_question=f"What figures does the filing report for {_metric_phrase(text, company)}?",
-                    keywords=keywords,
-                    document_section=item_for(text) or "Item 7",
-                    filing_id=filing_id,
-                )
+    """Rule-based plan, decomposed the way an analyst would: for each filing in scope, the statements that
+    report the figures asked for and a calculator step that computes them with cited inputs; then the
+    narrative parts of the question, each in the Item that discusses it; the web only for what is outside
+    the filings. (The graph puts the anchor step, the question as asked, in front of every plan.)"""
+    need, _ = strip_instructions(inputs.question)
+    scope = filings_in_scope(need, inputs.filings)
+    figure_steps: list[DraftStep] = []
+    for filing in scope:
+        figure_steps.extend(_figure_steps(need, inputs.question, filing, single=len(scope) == 1))
+    narrative = _narrative_steps(need, inputs.filings, scope, has_figures=bool(figure_steps))
+    # Leave room in the budget for the follow-up steps reflection adds (and for the anchor).
+    room = max(2, inputs.max_steps - RESERVED_FOR_REFLECTION)
+    steps = (figure_steps + narrative)[:room] if len(figure_steps) < room else figure_steps[:room]
+    if not steps:
+        steps = [
+            DraftStep(
+                sub_question=_as_question(need.strip(" ?.")),
+                keywords=_keywords(need, None),
+                document_section=item_for(need),
+                filing_id=scope[0].filing_id if len(scope) == 1 else None,
             )
-            steps.append(DraftStep(sub_question=_as_question(text), tool="calculator", keywords=keywords))
-            continue
+        ]
+    tools = ", ".join(sorted({s.tool for s in steps}))
+    names = ", ".join(_short_name(f) for f in scope) or "the selected filings"
+    rationale = (
+        f"Rule-based plan over {names}: {len(steps)} step(s) ({tools}); figures are read from the financial "
+        "statements and computed with their inputs cited."
+    )
+    return finalise_plan(PlanDraft(steps=steps, rationale=rationale), inputs.filings, inputs.max_steps)
+
+
+#: Steps the offline planner leaves free for reflection's follow-ups (and the anchor step).
+RESERVED_FOR_REFLECTION = 3
+
+_DEFINITION_RE = re.compile(r"\b(defined|define|calculated|computed) as\b", re.I)
+
+
+def _short_name(filing: FilingInfo) -> str:
+    forms = company_forms(filing.company)
+    year = f" FY{filing.fiscal_year}" if filing.fiscal_year else ""
+    return (forms[0] if forms else filing.label) + year
+
+
+def filings_in_scope(question: str, filings: list[FilingInfo]) -> list[FilingInfo]:
+    """The filings a question is about: those whose company it names (narrowed to the fiscal years it
+    names when a company has several filings), or every selected filing when it names none."""
+    named = [f for f in filings if mentions_company(question, f.company)]
+    scope = named or list(filings)
+    years = set(fiscal_years(question))
+    if years and len(scope) > 1:
+        in_years = [f for f in scope if f.fiscal_year in years]
+        companies = {f.company for f in scope}
+        # Keep one filing per company at least: a year can be reported in the next year's filing.
+        if in_years and {f.company for f in in_years} == companies:
+            scope = in_years
+    return scope
+
+
+def _request_question(request: FigureRequest) -> str:
+    """A calculator sub-question that names the request so the calculator reads it back exactly."""
+    years = " and ".join(f"FY{y}" for y in request.years)
+    how = ""
+    if request.aggregate == "change":
+        how = " and how it changed"
+    elif request.aggregate == "average":
+        how = f" as a {len(request.years)}-year average"
+    unit = f" (in USD {request.unit_asked})" if request.unit_asked else ""
+    if request.defined_in_question:
+        return f"Calculate the {request.name} for {years}{how}{unit}. {request.name} is defined as: {request.formula}."
+    if request.formula == request.name:
+        return f"What is the {request.name} amount for {years}{how}{unit}?"
+    return f"Calculate the {request.name} for {years}{how}{unit}."
+
+
+def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool) -> list[DraftStep]:
+    """Statement searches for the line items the requested figures need, then one calculator step each."""
+    try:
+        requests = figure_requests(need, filing.fiscal_year)
+    except FormulaError:
+        return []
+    if not requests:
+        return []
+    unit = figure_requests(question, filing.fiscal_year)[0].unit_asked if requests else None
+    name = _short_name(filing).rsplit(" FY", 1)[0]
+    steps: list[DraftStep] = []
+    by_statement: dict[str, list[LineItem]] = {}
+    unknown: list[str] = []
+    segments: list[str] = []  # line items of a segment or product, reported in MD&A and segment notes
+    years: set[int] = set()
+    for request in requests:
+        request.unit_asked = request.unit_asked or unit
+        years.update(request.years)
+        tree = parse_formula(request.formula)
+        for operand in operands(tree):
+            years.update(y for y in operand.resolved(max(request.years)).years if isinstance(y, int))
+            if operand.qualifier:
+                segments.append(operand.phrase)
+            elif operand.item is None:
+                unknown.append(operand.phrase)
+            else:
+                by_statement.setdefault(operand.item.statement, []).append(operand.item)
+    year_text = ", ".join(f"FY{y}" for y in sorted(years))
+    for statement, items in by_statement.items():
+        items = list(dict.fromkeys(items))
+        names = ", ".join(i.name for i in items)
         steps.append(
             DraftStep(
-                sub_question=_as_question(text),
-                keywords=keywords,
-                document_section=item_for(text),
-                filing_id=filing_id,
+                sub_question=f"{name} {names} in the {STATEMENT_TITLES[statement]} for {year_text}",
+                keywords=[STATEMENT_SEARCH_TERMS[statement], *(i.search_terms for i in items)][:8],
+                document_section="Item 8",
+                filing_id=filing.filing_id,
             )
         )
-    tools = ", ".join(sorted({s.tool for s in steps}))
-    rationale = f"Rule-based plan: {len(steps)} clause(s) of the question, each routed to one tool ({tools})."
-    return finalise_plan(PlanDraft(steps=steps, rationale=rationale), inputs.filings, inputs.max_steps)
+    if segments:
+        steps.append(
+            DraftStep(
+                sub_question=f"{name} {', '.join(dict.fromkeys(segments))} for {year_text}",
+                keywords=list(dict.fromkeys(segments))[:8],
+                document_section=None,
+                filing_id=filing.filing_id,
+            )
+        )
+    if unknown:
+        steps.append(
+            DraftStep(
+                sub_question=f"{name} {', '.join(dict.fromkeys(unknown))} for {year_text}",
+                keywords=list(dict.fromkeys(unknown))[:8],
+                document_section="Item 8",
+                filing_id=filing.filing_id,
+            )
+        )
+    for request in requests:
+        steps.append(
+            DraftStep(
+                sub_question=_request_question(request),
+                tool="calculator",
+                keywords=[],
+                filing_id=filing.filing_id,
+            )
+        )
+    return steps
+
+
+def _narrative_steps(
+    need: str, filings: list[FilingInfo], scope: list[FilingInfo], *, has_figures: bool
+) -> list[DraftStep]:
+    """Clauses that ask for text (risks, drivers, descriptions), one step per clause and filing in scope."""
+    steps: list[DraftStep] = []
+    for clause in split_clauses(need):
+        if _DEFINITION_RE.search(clause):
+            continue  # "X is defined as ..." tells the calculator how, it is nothing to search for
+        if _is_outside(clause, filings):
+            steps.append(
+                DraftStep(
+                    sub_question=_as_question(clause), tool="search_web", keywords=_keywords(clause, None)
+                )
+            )
+            continue
+        if has_figures and not asks_why(clause):
+            continue  # the figure steps answer it
+        named = [f for f in scope if mentions_company(clause, f.company)] or scope
+        for filing in named:
+            company = _short_name(filing).rsplit(" FY", 1)[0]
+            text = _resolve_pronouns(clause, company)
+            if len(named) > 1 and not mentions_company(text, filing.company):
+                text = f"{company}: {text}"
+            item = item_for(text)
+            if has_figures and item in (None, "Item 8"):
+                item = "Item 7"  # what drove a figure is discussed in MD&A
+            steps.append(
+                DraftStep(
+                    sub_question=_as_question(text),
+                    keywords=_keywords(text, company),
+                    document_section=item,
+                    filing_id=filing.filing_id,
+                )
+            )
+    return steps
 
 
 def llm_plan(inputs: PlannerInput, deps: AgentDeps) -> Plan:

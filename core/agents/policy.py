@@ -5,7 +5,7 @@ from __future__ import annotations
 from core.agents.base import AgentDeps
 from core.agents.contracts import PolicyInput
 from core.agents.structured import structured_call
-from core.models import PolicyDecision
+from core.models import Gap, PolicyDecision
 from core.prompts import POLICY_HUMAN, POLICY_SYSTEM
 
 #: Consecutive filing searches without a new supported claim before the run stops early.
@@ -21,10 +21,30 @@ def hard_limits(inputs: PolicyInput) -> PolicyDecision | None:
     return None
 
 
+#: Follow-up steps one reflection may add (each gap is researched once).
+MAX_FOLLOW_UPS = 3
+
+
+def follow_ups(inputs: PolicyInput) -> list[Gap]:
+    """The last note's gaps that have no follow-up yet, as many as the step budget leaves room for."""
+    if inputs.last_note is None:
+        return []
+    room = inputs.max_steps - max(inputs.planned_steps, inputs.steps_done)
+    fresh = [g for g in inputs.last_note.gaps if g.description not in inputs.handled_gaps]
+    return list({g.description: g for g in fresh}.values())[: max(0, min(room, MAX_FOLLOW_UPS))]
+
+
 def offline_decide(inputs: PolicyInput, deps: AgentDeps) -> PolicyDecision:
-    """Finish on plan end, budget, or when the last filing searches added no new supported claims."""
+    """Research the last step's gaps first; otherwise finish on plan end, budget, or when the last filing
+    searches added no new supported claims."""
+    gaps = follow_ups(inputs)
+    if gaps and inputs.steps_done < inputs.max_steps:
+        names = "; ".join(g.description for g in gaps)
+        return PolicyDecision(action="continue", reason=f"Follow up on: {names}.", follow_ups=gaps)
     limit = hard_limits(inputs)
     if limit is not None:
+        if limit.reason == "The plan is complete.":
+            return PolicyDecision(action="finish", reason="The plan is complete and no gap remains.")
         return limit
     recent = [
         n
@@ -41,7 +61,10 @@ def offline_decide(inputs: PolicyInput, deps: AgentDeps) -> PolicyDecision:
 
 
 def llm_decide(inputs: PolicyInput, deps: AgentDeps) -> PolicyDecision:
-    """The LLM's decision within the hard limits."""
+    """The LLM's decision within the hard limits; gaps in the evidence are followed up whatever it says."""
+    gaps = follow_ups(inputs)
+    if gaps and inputs.steps_done < inputs.max_steps:
+        return offline_decide(inputs, deps)
     limit = hard_limits(inputs)
     if limit is not None:
         return limit

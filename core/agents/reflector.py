@@ -7,7 +7,8 @@ import re
 from core.agents.base import AgentDeps
 from core.agents.contracts import ReflectInput
 from core.agents.structured import structured_call
-from core.models import ResearchNote
+from core.finance.lexicon import STATEMENT_SEARCH_TERMS, line_item_for
+from core.models import Gap, ResearchNote
 from core.prompts import REFLECTOR_HUMAN, REFLECTOR_SYSTEM
 from core.tools.sentences import content_terms
 
@@ -63,6 +64,39 @@ def _short(text: str, limit: int = 220) -> str:
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 
+def evidence_gaps(inputs: ReflectInput) -> list[Gap]:
+    """What a follow-up search should look for after this step: each calculator input that was not found
+    (searched across the whole filing under the line item's own wording), or, when an Item-filtered search
+    found nothing, the same question over the whole filing."""
+    gaps: list[Gap] = []
+    company = f"{inputs.company} " if inputs.company else ""
+    for missing in inputs.missing:
+        name, _, year = missing.rpartition(" for FY")
+        item = line_item_for(name)
+        words = item.search_terms if item else name
+        statement = STATEMENT_SEARCH_TERMS.get(item.statement, "") if item else ""
+        gaps.append(
+            Gap(
+                description=f"{missing} not found",
+                query=f"{company}{name} {year} {statement}".strip(),
+                document_section=None,
+                filing_id=inputs.filing_id,
+                keywords=[k for k in (words, year) if k],
+            )
+        )
+    if inputs.tool == "search_10k" and not inputs.evidence and inputs.document_section:
+        gaps.append(
+            Gap(
+                description=f"nothing in {inputs.document_section} answered “{inputs.sub_question}”",
+                query=inputs.sub_question,
+                document_section=None,
+                filing_id=inputs.filing_id,
+                keywords=inputs.keywords,
+            )
+        )
+    return gaps
+
+
 def offline_reflect(inputs: ReflectInput, deps: AgentDeps) -> ResearchNote:
     """Confirmed = confident cards; open = sub-question terms no evidence mentions; conflicts from cards."""
     where = inputs.document_section or "the selected filings"
@@ -84,7 +118,11 @@ def offline_reflect(inputs: ReflectInput, deps: AgentDeps) -> ResearchNote:
         + "."
     )
     return ResearchNote(
-        confirmed_facts=confirmed, open_questions=open_questions, conflicts=conflicts, summary=summary
+        confirmed_facts=confirmed,
+        open_questions=open_questions,
+        conflicts=conflicts,
+        summary=summary,
+        gaps=evidence_gaps(inputs),
     )
 
 

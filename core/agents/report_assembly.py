@@ -33,6 +33,8 @@ def best_quote(claim: str, passage: str) -> str:
     exact = next((s for s in sentences if normalise_ws(s) == norm_claim), None)
     if exact is None:
         exact = next((s for s in sentences if norm_claim and norm_claim in normalise_ws(s)), None)
+    if exact is None and len(claim) <= MAX_QUOTE and norm_claim and norm_claim in normalise_ws(passage):
+        return claim  # the passage's own words across sentence lines (a table row read as one line)
     if exact is None:
         terms = set(content_terms(claim))
         exact = max(sentences, key=lambda s: jaccard(terms, set(content_terms(s))))
@@ -56,7 +58,7 @@ class CitationBook:
             ev = self.evidence.get(eid)
             if ev is None or ev.kind not in ("filing", "web"):
                 continue
-            quote = best_quote(claim, ev.text)
+            quote = ev.quote or best_quote(claim, ev.text)
             key = (eid, quote)
             if key not in self._numbers:
                 self._numbers[key] = len(self.citations) + 1
@@ -79,8 +81,17 @@ class CitationBook:
         return "".join(dict.fromkeys(marks))
 
 
-def _claim_line(book: CitationBook, claim: DraftClaim) -> str:
+def _claim_line(book: CitationBook, claim: DraftClaim, *, headline: bool = False) -> str:
     marks = book.cite(claim.evidence_ids, claim.text)
+    if headline and not marks:
+        # An answer part the filings did not support ("not found ..."): a note, never a cited claim.
+        return f"_{escape_markdown(claim.text)}_"
+    if headline and " — " in claim.text:
+        # "Operating margin (FY2022): 34.6% — 5,000 / 14,000 = 34.6%": the figure in bold, then its working.
+        head, working = claim.text.split(" — ", 1)
+        return f"- **{escape_markdown(head)}** — {escape_markdown(working)} {marks}".rstrip()
+    if headline:
+        return f"- **{escape_markdown(claim.text)}** {marks}".rstrip()
     return f"- {escape_markdown(claim.text)} {marks}".rstrip()
 
 
@@ -115,6 +126,9 @@ def assemble_report(draft: ReportDraft, evidence: dict[str, Evidence]) -> tuple[
     """Markdown answer grouped by sub-question, with [n] citations, and the citations themselves."""
     book = CitationBook(evidence)
     lines = ["## Answer", ""]
+    if draft.answer:
+        lines += [_claim_line(book, claim, headline=True) for claim in draft.answer]
+        lines.append("")
     if draft.summary.strip():
         lines += [_summary(book, draft.summary), ""]
     for section in draft.sections:

@@ -8,6 +8,7 @@ from collections import Counter
 from core.agents.base import AgentDeps
 from core.agents.contracts import RewriteInput, RewrittenQuery
 from core.agents.structured import LLMOutputError, structured_call
+from core.finance.lexicon import search_terms_for
 from core.prompts import REWRITER_HUMAN, REWRITER_SYSTEM
 from core.tools.sentences import STOPWORDS, tokenize
 
@@ -62,35 +63,16 @@ def salient_terms(claims: list[str], *, exclude: set[str], limit: int = 3) -> li
     return ranked[:limit]
 
 
-_SUFFIX_RE = re.compile(
-    r"[,\s]+(inc|incorporated|corp|corporation|co|company|ltd|plc|llc|holdings|group)\.?$", re.I
-)
-
-
-def strip_company(query: str, company: str | None) -> str:
-    """Drop the company's name from a query already scoped to its filing: the name only pulls the search
-    towards cover pages and company overviews."""
-    if not company:
-        return query
-    full = _SUFFIX_RE.sub("", company.strip())
-    names = sorted({full, full.split()[0]} - {""}, key=len, reverse=True)
-    out = query
-    for name in names:
-        out = re.sub(rf"\b{re.escape(name)}(?:['’]s?)?(?=\W|$)\s*", "", out, flags=re.I)
-    out = re.sub(r"\s+", " ", out).strip(" ,")
-    return out if len(out.split()) >= 2 else query
-
-
 def offline_rewrite(inputs: RewriteInput, deps: AgentDeps) -> RewrittenQuery:
-    """Sub-question minus its synthesis wording, plus its keywords, plus earlier findings' key terms when
+    """Sub-question minus its synthesis wording (entities, years and metric names kept), plus its keywords
+    and the line-item wordings filings use for the metrics it names, plus earlier findings' key terms when
     it refers back to them and cannot stand alone."""
     query = inputs.sub_question.strip().rstrip("?.")
     refers_back = bool(_REFERENCE_RE.search(query))
     query = re.sub(r"\s+", " ", _SYNTHESIS_RE.sub(" ", query)).strip() or inputs.sub_question
-    query = strip_company(query, inputs.company)
     present = set(tokenize(query))
     added: list[str] = []
-    for keyword in inputs.keywords:
+    for keyword in [*inputs.keywords, *search_terms_for(query)]:
         if not set(tokenize(keyword)) <= present:
             added.append(keyword)
             present |= set(tokenize(keyword))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from core.agents.base import AgentDeps
 from core.agents.contracts import DraftClaim, ReportDraft, ReportSection, StepDigest, WriterInput
 from core.agents.structured import LLMOutputError, structured_call
+from core.finance.requests import asks_why
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 
 MAX_CLAIMS_PER_STEP = 4
@@ -29,8 +30,50 @@ def _filings_label(inputs: WriterInput) -> str:
     return ", ".join(f.label for f in inputs.filings) or "the selected filings"
 
 
+#: Narrative passages stated in the answer before the evidence by step.
+ANSWER_SENTENCES = 2
+
+
+def figure_answers(inputs: WriterInput) -> list[DraftClaim]:
+    """The figures the calculator steps computed, latest computation of each first; parts it could not
+    compute are stated as not found."""
+    by_name: dict[str, DraftClaim] = {}
+    for step in inputs.steps:
+        if step.tool != "calculator":
+            continue
+        computed = [c for c in step.cards if c.evidence_ids]
+        for card in computed:
+            by_name[card.claim.split(":", 1)[0].split(" (FY")[0]] = DraftClaim(
+                text=card.claim, evidence_ids=card.evidence_ids
+            )
+        if not computed and step.evidence_note and "not computed" in step.evidence_note:
+            for part in step.evidence_note.split("; "):
+                name = part.split(":", 1)[0].split(" (FY")[0]
+                by_name.setdefault(name, DraftClaim(text=f"{part}.", evidence_ids=[]))
+    return list(by_name.values())
+
+
+def _narrative_answer(inputs: WriterInput, limit: int) -> list[DraftClaim]:
+    """The best-supported passages of the filing searches, the anchor's (the question as asked) first."""
+    claims: list[DraftClaim] = []
+    seen: set[str] = set()
+    ordered = sorted(
+        (s for s in inputs.steps if s.tool == "search_10k"), key=lambda s: (s.origin != "anchor", s.index)
+    )
+    for step in ordered:
+        for card in step.cards[:1]:
+            if card.claim in seen or not card.evidence_ids or card.confidence < 0.5:
+                continue
+            seen.add(card.claim)
+            claims.append(DraftClaim(text=card.claim, evidence_ids=card.evidence_ids[:2]))
+        if len(claims) >= limit:
+            break
+    return claims
+
+
 def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
-    """Extractive report: each step's best cards, verbatim, with their evidence ids; gaps say what was searched."""
+    """The answer first (each figure asked for, computed with cited inputs, or the best passages), then
+    each step's best cards verbatim with their evidence ids; gaps say what was searched."""
     filings = _filings_label(inputs)
     sections: list[ReportSection] = []
     conflicts: list[DraftClaim] = []
@@ -61,13 +104,18 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
             ReportSection(heading=f"{step.index + 1}. {step.sub_question}", claims=claims, gap=gap)
         )
     missing = len(inputs.steps) - answered
+    figures = figure_answers(inputs)
+    # A computed figure answers the question; passages join it only when the question also asks why.
+    stated = any(f.evidence_ids for f in figures)
+    limit = ANSWER_SENTENCES if not stated else (1 if asks_why(inputs.question) else 0)
+    narrative = _narrative_answer(inputs, limit) if limit else []
     summary = (
-        f"Extractive answer from {filings}, researched in {len(inputs.steps)} step(s). Each point quotes a cited "
-        f"passage (table rows as label: values) or computes from cited figures."
+        f"Extractive answer from {filings}, researched in {len(inputs.steps)} step(s). Figures are computed from "
+        f"the cited table rows; every other point quotes a cited passage."
     )
     if missing:
         summary += f" {missing} step(s) found no supporting evidence; they say what was searched."
-    return ReportDraft(summary=summary, sections=sections, conflicts=conflicts)
+    return ReportDraft(answer=[*figures, *narrative], summary=summary, sections=sections, conflicts=conflicts)
 
 
 def _step_block(step: StepDigest) -> str:

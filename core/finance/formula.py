@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from core.finance.lexicon import LineItem, line_item_for
+from core.finance.lexicon import LineItem, line_item_for, line_item_mentions, qualifier_before
 from core.finance.periods import YEAR
 
 # --- operands and expressions -----------------------------------------------------------------
@@ -30,6 +30,7 @@ class Operand:
     item: LineItem | None
     years: tuple[int | str, ...]  # ints, or "year" / "prior year" placeholders
     mode: str = "at"  # "at" | "average" | "change"
+    qualifier: str | None = None  # a segment or product narrowing the line item ("Data Center")
 
     def resolved(self, year: int) -> Operand:
         """This operand with placeholders replaced for target `year`."""
@@ -42,7 +43,7 @@ class Operand:
             return y
 
         years = tuple(fix(y) for y in self.years) or (year,)
-        return Operand(self.phrase, self.item, years, self.mode)
+        return Operand(self.phrase, self.item, years, self.mode, self.qualifier)
 
     @property
     def name(self) -> str:
@@ -104,7 +105,9 @@ def parse_operand(phrase: str) -> Operand:
     text = " ".join(text.split()).strip(" ,.:")
     if mode in ("average", "change") and not years:
         years = ("prior year", "year")
-    return Operand(text, line_item_for(text), years, mode)
+    mentions = line_item_mentions(text)
+    qualifier = qualifier_before(text, mentions[0][0]) if mentions else None
+    return Operand(text, line_item_for(text), years, mode, qualifier)
 
 
 def _tokenise(formula: str) -> list[str]:
@@ -282,8 +285,9 @@ def evaluate(tree: Node, year: int, lookup: Lookup) -> Evaluation:
 # --- definitions in questions ------------------------------------------------------------------
 
 _DEFINED_RE = re.compile(
-    r"(?P<name>[A-Za-z][\w\s&/'’().-]{2,80}?)\s+(?:is|are|was|can be|should be)\s+(?:defined|calculated|computed)"
-    r"\s+as\s*:?\s*(?P<formula>.+?)(?:\.\s+[A-Z]|\?|$)",
+    r"(?:(?P<name>[A-Za-z][\w\s&/'’().-]{2,80}?)\s+(?:is|are|was|can be|should be)\s+(?:defined|calculated|computed)"
+    r"|\b(?i:define|calculate|compute)\s+(?:the\s+)?(?P<name2>[A-Za-z][\w\s&/'’().-]{2,80}?))"
+    r"\s+as\b\s*:?\s*(?P<formula>.+?)(?:\.\s+[A-Z]|\.?\s*$|\?)",
     re.S,
 )
 
@@ -294,10 +298,14 @@ def defined_formula(question: str) -> tuple[str, str] | None:
     if not m:
         return None
     formula = m.group("formula").strip().rstrip(".")
-    name = re.sub(r"^(the|a|an)\s+", "", m.group("name").strip(), flags=re.I)
+    name = re.sub(r"^(the|a|an)\s+", "", (m.group("name") or m.group("name2")).strip(), flags=re.I)
     name = re.split(r"[.?]\s+", name)[-1].strip()
     try:
-        parse_formula(formula)
+        tree = parse_formula(formula)
     except FormulaError:
+        return None
+    if tree[0] != "bin" and (tree[1].item is None or m.group("name2")):
+        # One phrase is prose ("calculate the margin as a share of revenue"), unless the question says
+        # outright that a metric "is defined as" a line item.
         return None
     return name, formula

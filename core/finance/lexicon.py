@@ -548,6 +548,7 @@ METRICS: list[Metric] = [
         (
             r"cap(ital )?ex(penditures?)? (as a (%|percent(age)?) of|to|/|over) (total )?revenues?",
             r"capex/revenue",
+            r"capital[- ]intensi(ve|ty)",
         ),
         "capital expenditure / revenue",
         "percent",
@@ -619,8 +620,14 @@ def normalise_label(label: str) -> str:
 
 # Labels are normalised ("&" -> "and", dashes, spacing) before these patterns see them.
 _LABEL_RES = {li.key: [re.compile(p, re.I) for p in li.labels] for li in LINE_ITEMS}
-_ALIAS_RES = [(li, re.compile(rf"(?<![\w-])(?:{'|'.join(li.aliases)})(?![\w-])", re.I)) for li in LINE_ITEMS]
-_METRIC_RES = [(m, re.compile(rf"(?<![\w-])(?:{'|'.join(m.aliases)})", re.I)) for m in METRICS]
+# A name is always one of its own aliases, so that a step naming it ("Calculate the ...") reads back.
+_ALIAS_RES = [
+    (li, re.compile(rf"(?<![\w-])(?:{'|'.join([*li.aliases, re.escape(li.name)])})(?![\w-])", re.I))
+    for li in LINE_ITEMS
+]
+_METRIC_RES = [
+    (m, re.compile(rf"(?<![\w-])(?:{'|'.join([*m.aliases, re.escape(m.name)])})", re.I)) for m in METRICS
+]
 
 
 def label_rank(item: LineItem, label: str) -> int | None:
@@ -657,8 +664,8 @@ def metrics_in(text: str) -> list[Metric]:
     return list(dict.fromkeys(m for _, _, m in kept))
 
 
-def line_items_in(text: str) -> list[LineItem]:
-    """Line items a question names, in order of mention; a longer alias shadows the ones inside it."""
+def line_item_mentions(text: str) -> list[tuple[int, int, LineItem]]:
+    """(start, end, line item) for each mention, in order; a longer alias shadows the ones inside it."""
     hits: list[tuple[int, int, LineItem]] = []
     for item, rx in _ALIAS_RES:
         for m in rx.finditer(text):
@@ -668,7 +675,68 @@ def line_items_in(text: str) -> list[LineItem]:
         if any(s <= start < e or s < end <= e for s, e, _ in kept):
             continue
         kept.append((start, end, item))
-    return list(dict.fromkeys(i for _, _, i in sorted(kept, key=lambda h: h[0])))
+    return sorted(kept, key=lambda h: h[0])
+
+
+def line_items_in(text: str) -> list[LineItem]:
+    """Line items a question names, in order of mention; a longer alias shadows the ones inside it."""
+    return list(dict.fromkeys(item for _, _, item in line_item_mentions(text)))
+
+
+# Capitalised words right before a line item that narrow it to a segment or product ("Data Center
+# revenue", "iPhone net sales"); words that only describe the line item itself do not count.
+_QUALIFIER_RE = re.compile(r"((?:(?:[a-z]*[A-Z][\w&.+-]*|of|and|&)\s+){1,4})$")
+_NOT_QUALIFIERS = frozenset(
+    [
+        "total",
+        "net",
+        "gross",
+        "consolidated",
+        "company",
+        "group",
+        "annual",
+        "fiscal",
+        "year",
+        "end",
+        "year-end",
+        "the",
+        "what",
+        "how",
+        "is",
+        "was",
+        "are",
+        "were",
+        "does",
+        "did",
+        "has",
+        "have",
+        "which",
+        "its",
+        "their",
+        "our",
+        "adjusted",
+        "unadjusted",
+        "reported",
+        "operating",
+    ]
+)
+
+
+def qualifier_before(text: str, start: int) -> str | None:
+    """The segment or product named just before position `start` ('Data Center' in '... Data Center
+    revenue'), or None; possessives ("Acme's") and sentence openings end the search."""
+    m = _QUALIFIER_RE.search(text[:start])
+    if not m:
+        return None
+    words = m.group(1).split()
+    while words and (words[0].lower() in _NOT_QUALIFIERS or words[0] in ("of", "and", "&")):
+        words = words[1:]
+    words = [w for w in words if not re.fullmatch(r"FY\d*|\d+|Q[1-4]", w)]
+    if not words or any(w.endswith(("'s", "’s")) for w in words) or words[-1] in ("of", "and", "&"):
+        return None
+    if all(w.lower() in _NOT_QUALIFIERS for w in words):
+        return None
+    return " ".join(words)
 
 
 def search_terms_for(text: str) -> list[str]:

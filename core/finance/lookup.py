@@ -33,6 +33,15 @@ def _phrase_match(phrase: str, label: str) -> float:
 
 def row_score(operand: Operand, row: FigureRow) -> float | None:
     """How well `row` reports `operand` (higher is better); None when it does not."""
+    if operand.qualifier:
+        # A segment's line item: the row names the segment, and the row or its table names the item.
+        qualifier = set(content_terms(operand.qualifier))
+        label = set(content_terms(normalise_label(row.label)))
+        if not qualifier or not qualifier <= label | set(content_terms(row.caption)):
+            return None
+        item_words = set(content_terms(operand.item.name if operand.item else operand.phrase)) - qualifier
+        named = bool(item_words & (label | set(content_terms(row.caption)))) or not item_words
+        return 6.0 + (2.0 if named else 0.0) + (1.0 if qualifier <= label else 0.0)
     if operand.item is not None:
         rank = label_rank(operand.item, row.label)
         if rank is None:

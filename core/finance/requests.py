@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.finance.formula import FormulaError, defined_formula, operands, parse_formula
-from core.finance.lexicon import METRICS, LineItem, line_items_in, metrics_in
+from core.finance.lexicon import METRICS, LineItem, line_item_mentions, metrics_in, qualifier_before
 from core.finance.periods import asks_for_change, fiscal_years
 
 _AMOUNT_WORDS = re.compile(
@@ -19,6 +19,11 @@ _PERCENT_WORDS = re.compile(r"\bpercent|%|\bpercentage\b|\bas a share\b", re.I)
 _AVERAGE_OVER_RE = re.compile(r"\b(\d+|two|three|four|five)[- ]year average\b|\baverage (of|over)\b", re.I)
 _CHANGE_RE = re.compile(
     r"\b(year[- ]over[- ]year|yoy|change|growth|grow|grew|increase|decrease|improv|declin)\w*", re.I
+)
+_WHY_RE = re.compile(
+    r"\b(why|drove|drive[sn]?|driver|drivers|driving|reasons?|explain|caus\w*|factors?|led to|contribut\w*"
+    r"|attribut\w*|impact\w*|affect\w*|relate|dragged|behind)\b",
+    re.I,
 )
 _UNIT_ASKED_RE = re.compile(r"\b(?:usd|us\$|\$|dollars)?\s*(thousands|millions|billions)\b", re.I)
 
@@ -77,11 +82,22 @@ def _aggregate(question: str, years: list[int]) -> str | None:
     return None
 
 
+_HISTORY_RE = re.compile(r"\b(historical(ly)?|consistent(ly)?|over time|trend|past (three|3) years)\b", re.I)
+
+
 def _with_prior_year(question: str, years: list[int]) -> list[int]:
-    """A single year plus the one before when the question asks how the figure changed ("improving")."""
+    """A single year plus the one before when the question asks how the figure changed ("improving"), or
+    the three years a 10-K's statements cover when it asks about the history ("consistent")."""
+    if len(years) == 1 and _HISTORY_RE.search(question):
+        return [years[0] - 2, years[0] - 1, years[0]]
     if len(years) == 1 and (_CHANGE_RE.search(question) or asks_for_change(question)):
         return [years[0] - 1, years[0]]
     return years
+
+
+def asks_why(text: str) -> bool:
+    """True when the question asks for reasons or drivers ("what drove", "why", "factors"), not only a figure."""
+    return bool(_WHY_RE.search(text))
 
 
 def _unit_asked(question: str) -> str | None:
@@ -132,12 +148,16 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         return requests
     if not _AMOUNT_WORDS.search(question) and not _CHANGE_RE.search(question):
         return []
-    for item in line_items_in(question):
+    for start, _, item in line_item_mentions(question):
         years = _with_prior_year(question, _years(question, default_year))
+        qualifier = qualifier_before(question, start)
+        name = f"{qualifier} {item.name}" if qualifier else item.name
+        if any(r.name == name for r in requests):
+            continue
         requests.append(
             FigureRequest(
-                name=item.name,
-                formula=item.name,
+                name=name,
+                formula=name,
                 kind="amount",
                 years=years,
                 aggregate=_aggregate(question, years),

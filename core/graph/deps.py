@@ -29,6 +29,7 @@ class ResearchDeps:
     on_event: EventCallback | None = None
     web_search: Callable[[str, int], list[dict[str, Any]]] | None = None  # test seam for ddgs
     filing_labels: dict[str, str] = field(default_factory=dict)
+    pages: Any | None = None  # core.retrieval.pages.PageReader: whole pages of retrieved passages
 
     def emit(self, event: RunEvent) -> None:
         """Send an event to the UI/CLI; a failing callback never stops the run."""
@@ -66,6 +67,13 @@ def build_deps(
 
         model = chat_model or build_chat_model(settings)
         agents = llm_agents(settings.llm_model)
+    from core.retrieval.pages import PageReader
+
     return ResearchDeps(
-        settings=settings, agents=agents, store=store, retriever=Retriever(store, settings), chat_model=model
+        settings=settings,
+        agents=agents,
+        store=store,
+        retriever=Retriever(store, settings),
+        chat_model=model,
+        pages=PageReader(store.catalog),
     )

@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from core.agents.contracts import FilingInfo, PlannerInput
-from core.agents.plan_tools import ensure_step_ids, normalise_section
+from core.agents.plan_tools import ensure_step_ids, normalise_section, with_anchor
 from core.graph.deps import ResearchDeps
 from core.graph.node_support import (
     agent_outputs,
@@ -77,7 +77,7 @@ def plan_research(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[
         filings=filing_infos(deps, state.get("filing_ids") or []),
         max_steps=int(state.get("max_steps") or deps.settings.max_steps),
     )
-    plan = deps.agents.plan(inputs, adeps)
+    plan = with_anchor(deps.agents.plan(inputs, adeps), state["question"], inputs.max_steps)
     report_fallbacks(runtime, state, adeps, "plan_research")
     version = PlanVersion(
         version=1, author="planner", changes=[f"Initial plan with {len(plan.steps)} step(s)"], plan=plan

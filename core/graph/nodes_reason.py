@@ -7,6 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from core.agents.contracts import DistilInput, PolicyInput, ReflectInput, StepDigest, WriterInput
+from core.agents.reflector import evidence_gaps
 from core.agents.report_assembly import assemble_report
 from core.graph.deps import ResearchDeps
 from core.graph.node_support import (
@@ -20,9 +21,11 @@ from core.graph.node_support import (
     report_fallbacks,
 )
 from core.graph.nodes_plan import filing_infos
+from core.graph.plan_growth import add_follow_ups, handled_gaps
 from core.graph.state import ResearchState
-from core.models import PolicyDecision
+from core.models import Evidence, PolicyDecision
 from core.report.citations import validate_answer
+from core.retrieval.routing import company_forms
 from core.tools.sentences import content_terms, jaccard
 
 
@@ -63,17 +66,26 @@ def reflect_on_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     deps = runtime.context
     index, steps, rec = current_record(state)
     adeps = deps.agent_deps(index)
-    note = deps.agents.reflect(
-        ReflectInput(
-            sub_question=rec.sub_question,
-            keywords=rec.keywords,
-            document_section=rec.document_section,
-            cards=rec.cards,
-            evidence=rec.evidence,
-            evidence_note=rec.evidence_note,
-        ),
-        adeps,
+    infos = filing_infos(deps, [rec.filing_id] if rec.filing_id else [])
+    inputs = ReflectInput(
+        sub_question=rec.sub_question,
+        keywords=rec.keywords,
+        document_section=rec.document_section,
+        cards=rec.cards,
+        evidence=rec.evidence,
+        evidence_note=rec.evidence_note,
+        tool=rec.tool,
+        filing_id=rec.filing_id,
+        company=company_forms(infos[0].company)[0] if infos and company_forms(infos[0].company) else None,
+        missing=rec.missing,
     )
+    note = deps.agents.reflect(inputs, adeps)
+    # Gaps the evidence itself shows (a calculator input not found, an empty Item) are followed up
+    # whichever engine wrote the note.
+    known = {g.description for g in note.gaps}
+    structural = [g for g in evidence_gaps(inputs) if g.description not in known]
+    if structural:
+        note = note.model_copy(update={"gaps": [*note.gaps, *structural]})
     steps[index] = rec.model_copy(update={"note": note})
     report_fallbacks(runtime, state, adeps, "reflect_on_step")
     return {"steps": dump_steps(steps), **agent_outputs(adeps)}
@@ -105,6 +117,8 @@ def decide_next(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[st
                 new_claims_per_step=[s.new_claims for s in done],
                 tools_done=[s.tool for s in done],
                 last_note=rec.note,
+                planned_steps=len(plan.steps),
+                handled_gaps=handled_gaps(plan),
             ),
             adeps,
         )
@@ -116,6 +130,17 @@ def decide_next(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[st
         "next_action": decision.action,
         **agent_outputs(adeps),
     }
+    if decision.follow_ups and not state.get("rerun_only"):
+        update |= add_follow_ups(state, plan, index, rec, decision.follow_ups)
+        for gap in decision.follow_ups:
+            emit(
+                runtime,
+                state,
+                "node_finished",
+                node="decide_next",
+                step_index=index,
+                message=f"Added by reflection: {gap.description}",
+            )
     if decision.action == "finish":
         update["finish_reason"] = decision.reason
         update["rerun_only"] = False
@@ -130,6 +155,7 @@ def _digests(state: ResearchState) -> list[StepDigest]:
             index=s.index,
             sub_question=s.sub_question,
             tool=s.tool,
+            origin=s.origin,
             query=s.rewritten_query,
             document_section=s.document_section,
             strategy=s.strategy,
@@ -143,6 +169,22 @@ def _digests(state: ResearchState) -> list[StepDigest]:
     ]
 
 
+def evidence_pool(digests: list[StepDigest]) -> list[Evidence]:
+    """Every passage the run found, once (by chunk and quote), credited to each step that found it."""
+    pool: dict[tuple[str, str | None], Evidence] = {}
+    for digest in digests:
+        for ev in digest.evidence:
+            if ev.kind not in ("filing", "web"):
+                continue
+            key = (ev.chunk_id or ev.url or ev.evidence_id, ev.quote)
+            if key in pool:
+                if digest.index not in pool[key].found_by:
+                    pool[key].found_by.append(digest.index)
+            else:
+                pool[key] = ev.model_copy(update={"found_by": [digest.index]})
+    return list(pool.values())
+
+
 @instrumented("write_report")
 def write_report(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """The cited answer, grouped by sub-question; every citation is checked against the catalog."""
@@ -150,7 +192,10 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[s
     adeps = deps.agent_deps()
     digests = _digests(state)
     filings = filing_infos(deps, list(state.get("filing_ids") or []))
-    draft = deps.agents.write(WriterInput(question=state["question"], filings=filings, steps=digests), adeps)
+    pool = evidence_pool(digests)
+    draft = deps.agents.write(
+        WriterInput(question=state["question"], filings=filings, steps=digests, pool=pool), adeps
+    )
     evidence = {e.evidence_id: e for d in digests for e in d.evidence}
     answer, citations = assemble_report(draft, evidence)
     catalog = getattr(deps.store, "catalog", None)

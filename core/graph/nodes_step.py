@@ -22,9 +22,10 @@ from core.graph.node_support import (
 from core.graph.nodes_plan import filing_infos
 from core.graph.records import CandidateRef, StepRecord
 from core.graph.state import ResearchState
-from core.models import Evidence, Fallback, KnowledgeCard, ScoredChunk, StrategyDecision
+from core.models import ANCHOR_TOP_N, Evidence, Fallback, KnowledgeCard, ScoredChunk, StrategyDecision
 from core.retrieval.rerank import keep_filter_first, rerank_pool
 from core.tools.calculation_step import run_calculations
+from core.tools.figure_step import requests_in, run_figure_requests
 from core.tools.web_search import search_web as web_search_tool
 
 
@@ -44,7 +45,8 @@ def rewrite_query(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[
     previous = steps[index] if index < len(steps) else None
     earlier = steps[:index]
     adeps = deps.agent_deps(index)
-    if step.tool == "calculator":
+    if step.tool == "calculator" or step.is_anchor:
+        # The anchor searches the question exactly as asked, like one plain search would.
         query = step.sub_question
     else:
         out = deps.agents.rewrite(
@@ -68,6 +70,8 @@ def rewrite_query(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[
         document_section=step.document_section,
         filing_id=step.filing_id,
         keywords=step.keywords,
+        origin=step.origin,
+        reason=step.reason,
         rewritten_query=query,
         strategy_override=previous.strategy_override if previous else None,
         attempt=(previous.attempt + 1) if previous else 1,
@@ -194,7 +198,7 @@ def rerank_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     """Rerank the candidates to top_n (cross-encoder, or the documented local scorer) and keep them as evidence."""
     deps = runtime.context
     index, steps, rec = current_record(state)
-    top_n = deps.settings.top_n
+    top_n = max(deps.settings.top_n, ANCHOR_TOP_N) if rec.origin == "anchor" else deps.settings.top_n
     fallbacks: list[Fallback] = []
     chunks: list[ScoredChunk] = []
     candidates = rec.candidates
@@ -308,25 +312,53 @@ def search_web(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str
 
 @instrumented("calculate")
 def calculate(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
-    """Compute growth, ratio or difference from figures found by earlier steps (safe arithmetic)."""
+    """State the figures the step asks for, computed from table rows of the pages earlier steps found (each
+    input cited); otherwise growth, ratio or difference from figures in earlier evidence (safe arithmetic)."""
+    deps = runtime.context
     index, steps, rec = current_record(state)
+    prefix = f"S{index + 1}"
     prior = [e for s in steps[:index] for e in s.evidence]
-    outcomes = run_calculations(rec.sub_question, rec.keywords, prior, step_prefix=f"S{index + 1}")
+    infos = filing_infos(deps, [rec.filing_id] if rec.filing_id else list(state.get("filing_ids") or []))
+    default_year = infos[0].fiscal_year if len(infos) == 1 else None
+    requests = requests_in(rec.sub_question, default_year)
+    evidence: list[Evidence] = []
     cards: list[KnowledgeCard] = []
-    for outcome in outcomes:
-        if outcome.evidence is None:
-            continue
-        claim = outcome.note.split(" (figures from")[0]
-        if outcome.source_evidence_ids:
-            claim += " (computed from the cited figures)"
-        cards.append(KnowledgeCard(claim=claim, evidence_ids=outcome.source_evidence_ids, confidence=0.8))
-    note = "; ".join(o.note for o in outcomes)
+    notes: list[str] = []
+    missing: list[str] = []
+    if requests and deps.pages is not None:
+        rows = deps.pages.rows(prior, filing_id=rec.filing_id)
+        # Then the statements themselves, as an analyst would open them: the filing's pages titled with the
+        # statement that reports each input (after the retrieved pages, which rank first).
+        statements = list(dict.fromkeys(st for r in requests for st in r.statements))
+        for filing_id in [rec.filing_id] if rec.filing_id else [i.filing_id for i in infos]:
+            rows += deps.pages.statement_rows(filing_id, statements, rank=len(prior) + 1)
+        labels = {i.filing_id: i.label for i in infos}
+        for outcome, inputs, computed in run_figure_requests(
+            requests, rows, step_prefix=prefix, labels=labels
+        ):
+            notes.append(outcome.note)
+            missing.extend(f"{name} for FY{year}" for name, year in computed.missing)
+            if outcome.evidence is None:
+                continue
+            evidence.extend([outcome.evidence, *inputs])
+            cards.append(
+                KnowledgeCard(
+                    claim=outcome.note, evidence_ids=[e.evidence_id for e in inputs], confidence=0.9
+                )
+            )
+    else:
+        for outcome in run_calculations(rec.sub_question, rec.keywords, prior, step_prefix=prefix):
+            notes.append(outcome.note)
+            if outcome.evidence is None:
+                continue
+            evidence.append(outcome.evidence)
+            claim = outcome.note.split(" (figures from")[0]
+            if outcome.source_evidence_ids:
+                claim += " (computed from the cited figures)"
+            cards.append(KnowledgeCard(claim=claim, evidence_ids=outcome.source_evidence_ids, confidence=0.8))
+    note = "; ".join(notes)
     steps[index] = rec.model_copy(
-        update={
-            "evidence": [o.evidence for o in outcomes if o.evidence],
-            "evidence_note": note,
-            "cards": cards,
-        }
+        update={"evidence": evidence, "evidence_note": note, "cards": cards, "missing": missing}
     )
     emit(runtime, state, "evidence_found", node="calculate", step_index=index, message=note)
     return {"steps": dump_steps(steps)}

@@ -19,6 +19,7 @@ from core.models import (
     ResearchNote,
     ScoredChunk,
     StageScores,
+    StepOrigin,
     Tool,
 )
 
@@ -53,6 +54,8 @@ class StepRecord(BaseModel):
     document_section: str | None = None
     filing_id: str | None = None
     keywords: list[str] = Field(default_factory=list)
+    origin: StepOrigin = "planner"
+    reason: str | None = None
     rewritten_query: str = ""
     strategy: str | None = None
     justification: str = ""
@@ -70,6 +73,9 @@ class StepRecord(BaseModel):
     decision: PolicyDecision | None = None
     timings: dict[str, float] = Field(default_factory=dict)
     errors: list[str] = Field(default_factory=list)
+    missing: list[str] = Field(
+        default_factory=list, description="Calculator inputs not found (line item and fiscal year)."
+    )
     attempt: int = 1
     pool: list[ScoredChunk] = Field(
         default_factory=list, description="Retrieved candidates awaiting the rerank node; emptied by it."

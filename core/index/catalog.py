@@ -100,6 +100,15 @@ class Catalog:
             rows = self._query("SELECT record FROM chunks ORDER BY filing_id, chunk_index")
         return [Chunk.model_validate_json(r[0]) for r in rows]
 
+    def page_chunks(self, filing_id: str, page: int) -> list[Chunk]:
+        """The chunks of one page of a filing, in filing order."""
+        rows = self._query(
+            "SELECT record FROM chunks WHERE filing_id = ? AND json_extract(record, '$.page') = ? "
+            "ORDER BY chunk_index",
+            (filing_id, page),
+        )
+        return [Chunk.model_validate_json(r[0]) for r in rows]
+
     def chunk_ids(self, filing_ids: list[str] | None = None, section: str | None = None) -> list[str]:
         """Ids of the chunks matching the filters (None = no filter)."""
         sql, params = "SELECT chunk_id FROM chunks WHERE 1=1", []

@@ -85,6 +85,8 @@ def strip_instructions(query: str) -> tuple[str, list[str]]:
     removed: list[str] = []
     kept: list[str] = []
     for sentence in split_sentences(" ".join(query.split())):
+        if kept and not kept[-1].endswith((".", "?", "!", ";")):
+            kept[-1] += ";"  # clauses of one sentence stay apart, so a planner can split them again
         colon = _COLON_QUESTION.match(sentence)
         if colon and (
             is_instruction(colon.group("lead")) or re.search(r"\bquestion\b", colon.group("lead"), re.I)
@@ -100,6 +102,8 @@ def strip_instructions(query: str) -> tuple[str, list[str]]:
             if is_instruction(clause):
                 removed.append(clause)
             elif clause.strip(" .;,"):
+                if kept and not kept[-1].endswith((".", "?", "!", ";")):
+                    kept[-1] += ";"
                 kept.append(clause.strip())
     core = " ".join(kept).strip()
     if not core:  # everything looked like an instruction: better the whole query than nothing

@@ -20,7 +20,8 @@ Answer = Callable[[str, str], dict[str, Any]]
 
 def default_answer(tool: str, prompt: str) -> dict[str, Any]:
     """Minimal valid arguments for each agent schema; cards and claims cite the first evidence id seen."""
-    ids = re.findall(r"S\d+-E\d+", prompt)
+    # Evidence ids shown with passages, not the "e.g. S1-E2" of the instructions.
+    ids = re.findall(r"(?<!e\.g\. )(?<!e\.g\. \[)S\d+-E\d+", prompt)
     first = ids[0] if ids else None
     if tool == "PlanDraft":
         return {

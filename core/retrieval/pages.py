@@ -1,0 +1,170 @@
+"""Pages as a reading unit: rebuild a page from its passages and read its table rows with their sources.
+
+A retrieved passage often holds a table row without the table's title or period header, which sit at the
+top of the page. Reading the whole page gives every row its statement, unit and fiscal years; each row
+stays tied to the passage that contains it, so a citation quotes a passage of the catalog verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+
+from core.finance.lookup import SourcedRow
+from core.finance.rows import FigureRow, read_rows, statement_kind
+from core.index.catalog import Catalog
+from core.models import Chunk, Evidence
+
+
+@dataclass(frozen=True)
+class PageText:
+    """A page's text rebuilt from its passages, and where each passage sits in it."""
+
+    filing_id: str
+    page: int
+    text: str
+    spans: tuple[tuple[Chunk, int, int], ...]
+
+
+@dataclass(frozen=True)
+class RowSource:
+    """Where a table row was read: the passage holding it, the quote to cite, the evidence whose page it is."""
+
+    chunk: Chunk
+    quote: str
+    page_evidence_id: str
+
+
+def build_page(filing_id: str, page: int, chunks: list[Chunk]) -> PageText | None:
+    """Join a page's passages in filing order; overlapping passages are merged by their offsets."""
+    if not chunks:
+        return None
+    ordered = sorted(chunks, key=lambda c: (c.char_start, c.chunk_index))
+    parts: list[str] = []
+    spans: list[tuple[Chunk, int, int]] = []
+    length = 0
+    cursor: int | None = None  # filing offset where the text built so far ends
+    for chunk in ordered:
+        verbatim = len(chunk.text) == chunk.char_end - chunk.char_start
+        if verbatim and cursor is not None and chunk.char_start < cursor:
+            # Overlap with the previous passage: append only what is new.
+            start = length - (cursor - chunk.char_start)
+            tail = chunk.text[cursor - chunk.char_start :]
+            parts.append(tail)
+            length += len(tail)
+            cursor = max(cursor, chunk.char_end)
+            spans.append((chunk, max(0, start), length))
+            continue
+        separator = "\n" if parts else ""
+        parts.append(separator + chunk.text)
+        start = length + len(separator)
+        length += len(separator) + len(chunk.text)
+        spans.append((chunk, start, length))
+        cursor = chunk.char_end if verbatim else None
+    return PageText(filing_id, page, "".join(parts), tuple(spans))
+
+
+def _source(page: PageText, row: FigureRow, evidence_id: str) -> RowSource | None:
+    """The passage that holds the row (or, when a passage boundary cuts it, the one with its values)."""
+    for chunk, start, end in page.spans:
+        if start <= row.start and row.end <= end:
+            return RowSource(chunk, row.text, evidence_id)
+    for chunk, start, end in page.spans:
+        if start < row.end <= end:
+            quote = " ".join(page.text[max(row.start, start) : row.end].split())
+            return RowSource(chunk, quote, evidence_id)
+    return None
+
+
+#: A statement's title sits at the top of its page, after the running header and the company's name.
+_TITLE_WINDOW = 400
+#: A page is a statement page when it holds at least this many rows whose columns are tied to years.
+_MIN_STATEMENT_ROWS = 5
+
+
+class PageReader:
+    """Reads the pages of retrieved passages, and finds a filing's statement pages, from the catalog."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self._statements: dict[str, dict[str, list[int]]] = {}
+        self._lock = threading.Lock()
+
+    def page(self, filing_id: str, page: int) -> PageText | None:
+        return build_page(filing_id, page, self.catalog.page_chunks(filing_id, page))
+
+    def statement_pages(self, filing_id: str, kind: str) -> list[int]:
+        """Pages of a filing that present a primary statement ('income', 'balance', 'cash_flow'): titled
+        with it at the top and full of rows with year columns; best first."""
+        with self._lock:
+            index = self._statements.get(filing_id)
+        if index is None:
+            index = self._index_statements(filing_id)
+            with self._lock:
+                self._statements[filing_id] = index
+                while len(self._statements) > 16:
+                    self._statements.pop(next(iter(self._statements)))
+        return index.get(kind, [])
+
+    def _index_statements(self, filing_id: str) -> dict[str, list[int]]:
+        by_page: dict[int, list[Chunk]] = {}
+        for chunk in self.catalog.list_chunks(filing_id):
+            by_page.setdefault(chunk.page, []).append(chunk)
+        scored: dict[str, list[tuple[int, int]]] = {}
+        carried = ""
+        for number, chunks in sorted(by_page.items()):
+            page = build_page(filing_id, number, chunks)
+            if page is None:
+                continue
+            # A passage that starts on one page may end with the next page's heading block ("Table of
+            # Contents / COMPANY / CONSOLIDATED STATEMENTS OF ..."): it titles the page that follows.
+            window, tail = carried + "\n" + page.text[:_TITLE_WINDOW], page.text.rsplit("\n\n", 1)[-1]
+            carried = tail if len(tail) <= _TITLE_WINDOW and tail != page.text else ""
+            kind = statement_kind(window)
+            if kind is None or re.search(
+                r"\bindex to\b|table of contents\s*\n.*\bpage\b", page.text[:200], re.I
+            ):
+                continue
+            dated = sum(1 for row in read_rows(page.text) if any(y is not None for y in row.years))
+            if dated >= _MIN_STATEMENT_ROWS:
+                scored.setdefault(kind, []).append((dated, number))
+        # The statement itself, then its continuation pages, in page order after the best page.
+        return {
+            kind: [n for _, n in sorted(pages, key=lambda p: (-p[0], p[1]))] for kind, pages in scored.items()
+        }
+
+    def statement_rows(self, filing_id: str, kinds: list[str], *, rank: int) -> list[SourcedRow]:
+        """Rows of the filing's statement pages of the given kinds (cited as the passages that hold them)."""
+        out: list[SourcedRow] = []
+        for kind in kinds:
+            for number in self.statement_pages(filing_id, kind)[:2]:
+                page = self.page(filing_id, number)
+                if page is None:
+                    continue
+                for row in read_rows(page.text):
+                    source = _source(page, row, "")
+                    if source is not None:
+                        out.append(SourcedRow(row, source, rank))
+        return out
+
+    def rows(self, evidence: list[Evidence], *, filing_id: str | None = None) -> list[SourcedRow]:
+        """Table rows of every page the filing evidence sits on, best-ranked evidence first."""
+        out: list[SourcedRow] = []
+        seen: set[tuple[str, int]] = set()
+        for rank, ev in enumerate(e for e in evidence if e.kind == "filing" and e.filing_id and e.page):
+            assert ev.filing_id is not None and ev.page is not None
+            if filing_id and ev.filing_id != filing_id:
+                continue
+            key = (ev.filing_id, ev.page)
+            if key in seen:
+                continue
+            seen.add(key)
+            page = self.page(*key)
+            if page is None:
+                continue
+            for row in read_rows(page.text):
+                source = _source(page, row, ev.evidence_id)
+                if source is not None:
+                    out.append(SourcedRow(row, source, rank))
+        return out
