@@ -119,6 +119,60 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Evaluate naive / one-search / deep on a question set; Markdown table on stdout, JSON to a file."""
+    from core.evaluation.harness import EvalProgress, markdown_tables, summarise
+    from core.evaluation.questions import EvalSetError
+    from core.models import EVAL_SYSTEMS, EvalConfig
+
+    bench = _workbench(args)
+
+    def progress(p: EvalProgress) -> None:
+        if not args.quiet:
+            print(f"[{p.done}/{p.total}] {p.message}"[:200], file=sys.stderr, flush=True)
+
+    try:
+        if args.resume:
+            run = bench.resume_evaluation(args.resume, progress)
+        else:
+            systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+            unknown = [s for s in systems if s not in EVAL_SYSTEMS]
+            if unknown or not systems:
+                print(
+                    f"Unknown system(s) {', '.join(unknown)}; choose from {', '.join(EVAL_SYSTEMS)}.",
+                    file=sys.stderr,
+                )
+                return 2
+            qset = bench.question_set(args.set).filtered(
+                limit=args.limit, qtype=args.type, filing=args.filing
+            )
+            config = EvalConfig(
+                eval_id=args.eval_id or "",
+                set_name=qset.name,
+                set_path=args.set if args.set not in ("financebench", "sample") else None,
+                systems=systems,  # type: ignore[arg-type]
+                limit=args.limit,
+                qtype=args.type,
+                filing=args.filing,
+                judge=args.judge,
+                engine=bench.settings.llm_provider,
+                naive_k=args.naive_k,
+            )
+            run = bench.run_evaluation(qset, config, progress)
+    except EvalSetError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    summary = summarise(run)
+    print(markdown_tables(summary))
+    if args.json:
+        payload = {"summary": summary, "results": [r.model_dump(mode="json") for r in run.results]}
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(
+            json.dumps(payload, indent=1, ensure_ascii=False, default=str), encoding="utf-8"
+        )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand; each takes --data-dir."""
     common = argparse.ArgumentParser(add_help=False)
@@ -144,6 +198,18 @@ def build_parser() -> argparse.ArgumentParser:
     retrieve.add_argument("--filing", action="append", default=None, help="filing id (repeatable)")
     retrieve.add_argument("--k", type=int, default=None, help="candidates retrieved (default from settings)")
     retrieve.add_argument("--top-n", type=int, default=None, help="evidence kept after reranking")
+    evaluate = add("eval", cmd_eval, "evaluate naive, one-search and deep research on a question set")
+    evaluate.add_argument("--set", default="sample", help="financebench, sample, or a CSV/JSONL file")
+    evaluate.add_argument("--limit", type=int, default=None, help="first N questions (after filters)")
+    evaluate.add_argument("--type", default=None, help="only this question type")
+    evaluate.add_argument("--filing", default=None, help="only questions about this filing (file name)")
+    evaluate.add_argument("--systems", default="naive,one-search,deep", help="comma-separated")
+    evaluate.add_argument("--judge", choices=["reference", "llm"], default="reference")
+    evaluate.add_argument("--naive-k", type=int, default=5, help="passages the naive baseline retrieves")
+    evaluate.add_argument("--resume", default=None, help="continue a stored evaluation by its id")
+    evaluate.add_argument("--eval-id", default=None, help="id for a new evaluation (default: random)")
+    evaluate.add_argument("--json", default=None, help="also write the summary and every result to this file")
+    evaluate.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     add_research_commands(sub, common)
     return parser
 

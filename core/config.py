@@ -54,6 +54,13 @@ class Settings(BaseSettings):
     web_search_enabled: bool = True
     web_search_timeout_s: float = 8.0
 
+    # Evaluation
+    financebench_dir: Path | None = Field(
+        default=None,
+        description="FinanceBench's folder (the two jsonl files and pdfs/); unset = shared/data/financebench "
+        "next to the project, when present.",
+    )
+
     # LLM
     llm_provider: Literal["offline", "openai"] = "offline"
     llm_base_url: str | None = None

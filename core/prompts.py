@@ -82,3 +82,33 @@ def untrusted(text: str, *, label: str = "") -> str:
     safe = text.replace("</untrusted_document_text>", "</untrusted_document_text_>")
     head = f"[{label}] " if label else ""
     return f"<untrusted_document_text>\n{head}{safe}\n</untrusted_document_text>"
+
+
+# --- Evaluation judges (LLM-judged variants of the RAGAS metrics) ---------------------------------
+
+JUDGE_FAITHFULNESS_SYSTEM = (
+    "You check an answer against the passages it was written from. Split the answer into short factual "
+    "claims and say for each whether the passages support it. " + SAFETY_RULES
+)
+JUDGE_FAITHFULNESS_HUMAN = (
+    "Question: {question}\n\nAnswer:\n<untrusted_document_text>\n{answer}\n</untrusted_document_text>\n\n"
+    "Passages:\n<untrusted_document_text>\n{contexts}\n</untrusted_document_text>"
+)
+JUDGE_CORRECTNESS_SYSTEM = (
+    "You grade an answer against a reference answer written by an analyst. Score 1 when it states the same "
+    "facts and figures (figures may differ in unit or rounding), 0.5 when it states part of them, 0 when it "
+    "does not state them or contradicts them. Give a one-sentence reason."
+)
+JUDGE_CORRECTNESS_HUMAN = (
+    "Question: {question}\nReference answer: {reference}\n\n"
+    "Answer:\n<untrusted_document_text>\n{answer}\n</untrusted_document_text>"
+)
+JUDGE_CONTEXT_SYSTEM = (
+    "You judge retrieved passages for a question whose reference answer is given. For each passage, in "
+    "order, say whether it holds information needed for the reference answer. Then, for each sentence of the "
+    "reference answer, in order, say whether the passages together support it. " + SAFETY_RULES
+)
+JUDGE_CONTEXT_HUMAN = (
+    "Question: {question}\nReference answer sentences:\n{reference}\n\n"
+    "Passages (numbered):\n<untrusted_document_text>\n{contexts}\n</untrusted_document_text>"
+)

@@ -6,9 +6,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from core.agents.contracts import DistilInput, PolicyInput, ReflectInput, StepDigest, WriterInput
+from core.agents.contracts import DistilInput, PolicyInput, ReflectInput, StepDigest
 from core.agents.reflector import evidence_gaps
-from core.agents.report_assembly import assemble_report
+from core.graph.answering import compose_answer
 from core.graph.deps import ResearchDeps
 from core.graph.node_support import (
     agent_outputs,
@@ -23,8 +23,7 @@ from core.graph.node_support import (
 from core.graph.nodes_plan import filing_infos
 from core.graph.plan_growth import add_follow_ups, handled_gaps
 from core.graph.state import ResearchState
-from core.models import Evidence, PolicyDecision
-from core.report.citations import validate_answer
+from core.models import PolicyDecision
 from core.retrieval.routing import company_forms
 from core.tools.sentences import content_terms, jaccard
 
@@ -169,22 +168,6 @@ def _digests(state: ResearchState) -> list[StepDigest]:
     ]
 
 
-def evidence_pool(digests: list[StepDigest]) -> list[Evidence]:
-    """Every passage the run found, once (by chunk and quote), credited to each step that found it."""
-    pool: dict[tuple[str, str | None], Evidence] = {}
-    for digest in digests:
-        for ev in digest.evidence:
-            if ev.kind not in ("filing", "web"):
-                continue
-            key = (ev.chunk_id or ev.url or ev.evidence_id, ev.quote)
-            if key in pool:
-                if digest.index not in pool[key].found_by:
-                    pool[key].found_by.append(digest.index)
-            else:
-                pool[key] = ev.model_copy(update={"found_by": [digest.index]})
-    return list(pool.values())
-
-
 @instrumented("write_report")
 def write_report(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """The cited answer, grouped by sub-question; every citation is checked against the catalog."""
@@ -192,19 +175,9 @@ def write_report(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[s
     adeps = deps.agent_deps()
     digests = _digests(state)
     filings = filing_infos(deps, list(state.get("filing_ids") or []))
-    pool = evidence_pool(digests)
-    draft = deps.agents.write(
-        WriterInput(question=state["question"], filings=filings, steps=digests, pool=pool), adeps
+    checked = compose_answer(
+        state["question"], digests, filings, deps.agents, adeps, catalog=getattr(deps.store, "catalog", None)
     )
-    evidence = {e.evidence_id: e for d in digests for e in d.evidence}
-    answer, citations = assemble_report(draft, evidence)
-    catalog = getattr(deps.store, "catalog", None)
-    by_chunk = {e.chunk_id: e.text for e in evidence.values() if e.chunk_id}
-    # Without a catalog (unit tests with an in-memory retriever) the evidence itself is the reference.
-    fallback_lookup = (
-        None if catalog is not None else (lambda ids: {i: by_chunk[i] for i in ids if i in by_chunk})
-    )
-    checked = validate_answer(answer, citations, catalog, evidence=evidence, chunk_text=fallback_lookup)
     report_fallbacks(runtime, state, adeps, "write_report")
     for problem in checked.problems:
         emit(

@@ -42,10 +42,10 @@ def _chroma_embedding_function(embedder: Embedder) -> Any:
     return WorkbenchEmbeddingFunction(embedder.model_name)
 
 
-def _collection_name(model_name: str) -> str:
+def _collection_name(model_name: str, kind: str = "chunks") -> str:
     # One collection per embedding model, so switching models never mixes vector spaces.
     slug = re.sub(r"[^a-zA-Z0-9]+", "-", model_name).strip("-").lower()
-    return f"chunks-{slug}"[:60]
+    return f"{kind}-{slug}"[:60]
 
 
 def _where(filing_ids: list[str] | None, section: str | None) -> dict[str, Any] | None:
@@ -62,7 +62,8 @@ def _where(filing_ids: list[str] | None, section: str | None) -> dict[str, Any] 
 class VectorStore:
     """Chunk vectors in Chroma, cosine space, with filing and section metadata for filters."""
 
-    def __init__(self, settings: Settings, embedder: Embedder) -> None:
+    def __init__(self, settings: Settings, embedder: Embedder, *, kind: str = "chunks") -> None:
+        """`kind` names a separate collection in the same store (the evaluation's naive baseline uses one)."""
         import chromadb
 
         chroma_settings = chromadb.Settings(anonymized_telemetry=False)
@@ -74,19 +75,20 @@ class VectorStore:
             settings.chroma_dir.mkdir(parents=True, exist_ok=True)
             self._client = chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
         self._collection = self._client.get_or_create_collection(
-            name=_collection_name(embedder.model_name),
+            name=_collection_name(embedder.model_name, kind),
             embedding_function=_chroma_embedding_function(embedder),
             configuration={"hnsw": {"space": "cosine"}},
         )
 
-    def add(self, chunks: list[Chunk], embeddings: np.ndarray) -> None:
-        """Add chunk vectors with their filter metadata."""
+    def add(self, chunks: list[Chunk], embeddings: np.ndarray, *, with_text: bool = False) -> None:
+        """Add chunk vectors with their filter metadata (and their text, for stores that have no catalog)."""
         batch = max(1, min(self._client.get_max_batch_size(), 2000))
         for start in range(0, len(chunks), batch):
             part = chunks[start : start + batch]
             self._collection.add(
                 ids=[c.chunk_id for c in part],
                 embeddings=embeddings[start : start + batch],
+                documents=[c.text for c in part] if with_text else None,
                 metadatas=[
                     {
                         "filing_id": c.filing_id,
@@ -125,6 +127,16 @@ class VectorStore:
         )
         ids, distances = result["ids"][0], result["distances"][0]
         return [(cid, 1.0 - float(d)) for cid, d in zip(ids, distances, strict=True)]
+
+    def texts(self, chunk_ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+        """chunk_id -> (text, metadata) for chunks added with their text."""
+        if not chunk_ids:
+            return {}
+        got = self._collection.get(ids=list(dict.fromkeys(chunk_ids)), include=["documents", "metadatas"])
+        return {
+            cid: (doc or "", dict(meta or {}))
+            for cid, doc, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+        }
 
     def get_embeddings(self, chunk_ids: list[str]) -> dict[str, np.ndarray]:
         """Stored vectors of the given chunks (for rerankers that reuse them)."""

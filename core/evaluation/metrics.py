@@ -1,0 +1,253 @@
+"""Reference-based metrics, after RAGAS's definitions, computed without an LLM.
+
+RAGAS (Es et al., 2023; docs.ragas.io) defines context precision as the mean of precision@k over the
+ranks k that hold a relevant context, context recall as the share of the reference that the contexts
+support, faithfulness as the share of the answer's claims that the contexts support, and answer
+correctness as agreement with the reference. Here "relevant" and "supported" are decided by the ground
+truth itself: a context is relevant when it sits on a gold evidence page or repeats gold evidence text; a
+claim is supported when the passages it cites contain its figures and most of its words. Every value says
+which variant produced it ("reference" here, "llm" in core.evaluation.judge).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from core.evaluation.numbers import matched_numbers, quantities, same_quantity
+from core.models import Citation, EvalContext, EvalQuestion, MetricValue, SystemAnswer
+from core.report.citations import quote_in_text
+from core.tools.sentences import content_terms
+
+#: A context "repeats" gold evidence when this share of the shorter one's words is in the other.
+TEXT_MATCH = 0.6
+#: A claim is supported when this share of its content words is in the passages it cites.
+CLAIM_SUPPORT = 0.5
+_SOURCES_RE = re.compile(r"^#{1,6}\s+Sources\b", re.M)
+_CITE_RE = re.compile(r"(?<!\\)\[(\d+)\]")
+_REFUSAL_RE = re.compile(
+    r"\b(not (found|reported|disclosed|stated)|no supporting passage|nothing in .* answered|cannot be (determined|found))\b",
+    re.I,
+)
+
+
+def _terms(text: str) -> set[str]:
+    return set(content_terms(text))
+
+
+def _overlap(a: set[str], b: set[str]) -> float:
+    """Share of the smaller set's terms found in the other."""
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+def context_relevant(context: EvalContext, question: EvalQuestion, filing_id: str | None) -> bool:
+    """On a gold page of the question's filing, or repeating gold evidence text."""
+    same_filing = filing_id is None or context.filing_id == filing_id
+    if question.evidence_pages and context.page in question.evidence_pages and same_filing:
+        return True
+    terms = _terms(context.text)
+    return any(_overlap(terms, _terms(ev)) >= TEXT_MATCH for ev in question.evidence_texts if ev.strip())
+
+
+def evidence_found(question: EvalQuestion, contexts: list[EvalContext], filing_id: str | None) -> list[bool]:
+    """For each gold evidence item (page, or text when no page is known): is it among the contexts?"""
+    found: list[bool] = []
+    items = max(len(question.evidence_pages), len(question.evidence_texts))
+    for i in range(items):
+        page = question.evidence_pages[i] if i < len(question.evidence_pages) else None
+        text = question.evidence_texts[i] if i < len(question.evidence_texts) else ""
+        hit = False
+        for ctx in contexts:
+            if filing_id is not None and ctx.filing_id != filing_id:
+                continue
+            if page is not None and ctx.page == page:
+                hit = True
+                break
+            if text.strip() and _overlap(_terms(ctx.text), _terms(text)) >= TEXT_MATCH:
+                hit = True
+                break
+        found.append(hit)
+    return found
+
+
+def context_precision(
+    question: EvalQuestion, contexts: list[EvalContext], filing_id: str | None
+) -> float | None:
+    """RAGAS context precision: mean over relevant ranks k of precision@k (None without ground truth)."""
+    if not question.evidence_pages and not question.evidence_texts:
+        return None
+    relevant = [context_relevant(c, question, filing_id) for c in contexts]
+    if not any(relevant):
+        return 0.0
+    total, hits = 0.0, 0
+    for k, rel in enumerate(relevant, start=1):
+        if rel:
+            hits += 1
+            total += hits / k
+    return total / hits
+
+
+def context_recall(
+    question: EvalQuestion, contexts: list[EvalContext], filing_id: str | None
+) -> float | None:
+    """Share of the gold evidence items found among the contexts (None without ground truth)."""
+    found = evidence_found(question, contexts, filing_id)
+    return sum(found) / len(found) if found else None
+
+
+def gold_page_hit(question: EvalQuestion, contexts: list[EvalContext], filing_id: str | None) -> float | None:
+    """1 when any gold evidence page (or text) is among the contexts."""
+    found = evidence_found(question, contexts, filing_id)
+    return float(any(found)) if found else None
+
+
+def answer_part(answer: str) -> str:
+    """The answer without its Sources list (quotes repeated there are not statements)."""
+    m = _SOURCES_RE.search(answer)
+    return answer[: m.start()] if m else answer
+
+
+def headline(answer: str) -> str:
+    """The answer stated first: what comes before the first section heading (or the first paragraph)."""
+    body = re.sub(r"^#{1,6}\s+Answer\s*\n", "", answer_part(answer).strip())
+    m = re.search(r"^#{1,6}\s", body, re.M)
+    return body[: m.start()] if m else body.split("\n\n", 1)[0]
+
+
+def claims(answer: str) -> list[tuple[str, list[int]]]:
+    """(claim text, citation numbers) for each claim line of the answer (bullets and sentences)."""
+    out: list[tuple[str, list[int]]] = []
+    for line in answer_part(answer).splitlines():
+        text = line.strip()
+        if not text or text.startswith("#") or (text.startswith("_") and text.endswith("_")):
+            continue
+        numbers = [int(n) for n in _CITE_RE.findall(text)]
+        out.append((_CITE_RE.sub("", text).strip("-* ").strip(), numbers))
+    return out
+
+
+def claim_supported(claim: str, cited: list[str]) -> bool:
+    """The cited passages hold the claim's figures (its inputs, for a computed figure) and most of its words."""
+    passages = " ".join(cited)
+    if not passages.strip():
+        return False
+    stated = quantities(claim.split(" = ")[0] if " = " in claim else claim)
+    available = quantities(passages, include_years=True)
+    if stated and not all(any(same_quantity(q, a, 0.001) for a in available) for q in stated):
+        return False
+    return _overlap(_terms(re.sub(r"[\d.,$%()]+", " ", claim)), _terms(passages)) >= CLAIM_SUPPORT or bool(
+        stated
+    )
+
+
+def faithfulness(answer: SystemAnswer, chunk_text: dict[str, str]) -> float | None:
+    """Share of the answer's cited claims that their passages support; uncited statements count against."""
+    by_number = {c.number: c for c in answer.citations}
+    cited_claims = [(t, ns) for t, ns in claims(answer.answer) if ns or quantities(t)]
+    if not cited_claims:
+        return None
+    supported = 0
+    for text, numbers in cited_claims:
+        passages = [
+            chunk_text.get(by_number[n].chunk_id or "", by_number[n].quote) for n in numbers if n in by_number
+        ]
+        supported += claim_supported(text, passages)
+    return supported / len(cited_claims)
+
+
+def citation_validity(citations: list[Citation], chunk_text: dict[str, str]) -> float | None:
+    """Share of citations whose quote is found, verbatim, in the passage they cite."""
+    if not citations:
+        return None
+    valid = sum(
+        1 for c in citations if c.chunk_id in chunk_text and quote_in_text(c.quote, chunk_text[c.chunk_id])
+    )
+    return valid / len(citations)
+
+
+def token_f1(reference: str, answer: str) -> float:
+    """F1 of content words between the reference and the answer."""
+    ref, ans = content_terms(reference), content_terms(answer)
+    if not ref or not ans:
+        return 0.0
+    common = 0
+    pool = list(ans)
+    for term in ref:
+        if term in pool:
+            pool.remove(term)
+            common += 1
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(ans), common / len(ref)
+    return 2 * precision * recall / (precision + recall)
+
+
+def is_numeric(reference: str) -> bool:
+    """True when the reference answer states at least one figure (years aside)."""
+    return bool(quantities(reference))
+
+
+def refused(answer: SystemAnswer) -> bool:
+    """The answer cites nothing, or its first statement says the filings did not answer."""
+    return not answer.citations or bool(_REFUSAL_RE.search(headline(answer.answer)[:400]))
+
+
+def reference_metrics(
+    question: EvalQuestion,
+    answer: SystemAnswer,
+    chunk_text: dict[str, str],
+    filing_id: str | None,
+    similarity: Callable[[str, str], float] | None = None,
+) -> list[MetricValue]:
+    """Every reference-based metric of one answer."""
+    contexts = answer.contexts
+    numeric = is_numeric(question.answer)
+    head_hits, gold_n = matched_numbers(question.answer, headline(answer.answer))
+    all_hits, _ = matched_numbers(question.answer, answer_part(answer.answer))
+    number_match = float(head_hits > 0) if numeric else None
+    f1 = token_f1(question.answer, answer_part(answer.answer))
+    values = [
+        (
+            "context_precision",
+            context_precision(question, contexts, filing_id),
+            "gold pages and evidence text",
+        ),
+        ("context_recall", context_recall(question, contexts, filing_id), "gold evidence items found"),
+        (
+            "gold_evidence_hit",
+            gold_page_hit(question, contexts, filing_id),
+            "any gold page among the evidence",
+        ),
+        ("faithfulness", faithfulness(answer, chunk_text), "claims whose cited passages hold them"),
+        (
+            "answer_correctness",
+            number_match if numeric else f1,
+            "a reference figure stated first" if numeric else "token F1 with the reference",
+        ),
+        ("number_match", number_match, f"reference figures stated first ({head_hits}/{gold_n})"),
+        (
+            "number_anywhere",
+            float(all_hits > 0) if numeric else None,
+            "a reference figure anywhere in the answer",
+        ),
+        ("token_f1", f1, "content-word F1 with the reference"),
+        (
+            "citation_validity",
+            citation_validity(answer.citations, chunk_text),
+            "quotes found in the cited passage",
+        ),
+        ("refusal", float(refused(answer)), "cites nothing or says nothing was found"),
+        ("steps", float(answer.steps), "research steps run"),
+        ("seconds", answer.seconds, "wall-clock seconds"),
+    ]
+    if similarity is not None and answer.answer.strip():
+        values.append(
+            (
+                "answer_similarity",
+                similarity(question.answer, headline(answer.answer) or answer.answer),
+                "embedding cosine",
+            )
+        )
+    return [MetricValue(name=n, value=v, variant="reference", detail=d) for n, v, d in values]

@@ -1,0 +1,219 @@
+"""The three systems an evaluation compares, answering in the same cited format.
+
+- naive: the baseline everyone knows: each page's text cut into fixed 1,000-character pieces, embedded with
+  the same model, the question's top-k pieces by cosine similarity, then the answer.
+- one-search: this workbench's retrieval funnel (strategy, hybrid search, rerank) on the raw question, top 10,
+  then the answer.
+- deep: the whole research graph with the plan approved as proposed.
+
+The naive and one-search answers are written by the same writer as the deep loop's (offline: extractive;
+with an LLM configured: the LLM, checked), over a single step holding their passages.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.agents.contracts import DistilInput, FilingInfo, StepDigest
+from core.graph.answering import compose_answer
+from core.graph.deps import ResearchDeps, build_deps
+from core.index.vector_store import VectorStore
+from core.ingest.parse import parse_filing
+from core.ingest.validate import check_upload
+from core.models import ANCHOR_TOP_N, Chunk, EvalContext, Evidence, Filing, SystemAnswer
+
+if TYPE_CHECKING:
+    from core.service import Workbench
+
+NAIVE_CHUNK_CHARS = 1000
+ONE_SEARCH_TOP_N = ANCHOR_TOP_N
+
+
+class NaiveIndex:
+    """Fixed-size page splits of each filing in their own Chroma collection, beside the product index."""
+
+    def __init__(self, bench: Workbench) -> None:
+        self.bench = bench
+        self.vectors = VectorStore(bench.settings, bench.store.embedder, kind="naive")
+
+    def has(self, filing_id: str) -> bool:
+        return self.vectors.count([filing_id]) > 0
+
+    def build(self, filing: Filing) -> int:
+        """Index a filing's pages as 1,000-character pieces (from its stored original); returns the count."""
+        if self.has(filing.filing_id):
+            return self.vectors.count([filing.filing_id])
+        path = self.bench.settings.uploads_dir / f"{filing.filing_id}.{filing.source_type}"
+        data = path.read_bytes()
+        parsed = parse_filing(data, check_upload(data, filing.filename, 1 << 40))
+        pages: dict[int, list[str]] = {}
+        for block in parsed.blocks:
+            pages.setdefault(block.page, []).append(block.text)
+        chunks: list[Chunk] = []
+        for page, parts in sorted(pages.items()):
+            text = "\n".join(parts)
+            for start in range(0, len(text), NAIVE_CHUNK_CHARS):
+                piece = text[start : start + NAIVE_CHUNK_CHARS]
+                chunks.append(
+                    Chunk(
+                        chunk_id=f"naive-{filing.filing_id[:16]}-{len(chunks):05d}",
+                        filing_id=filing.filing_id,
+                        section="Other",
+                        page=page,
+                        chunk_index=len(chunks),
+                        char_start=start,
+                        char_end=start + len(piece),
+                        text=piece,
+                    )
+                )
+        if chunks:
+            embeddings = self.bench.store.embedder.embed_documents([c.text for c in chunks])
+            self.vectors.add(chunks, embeddings, with_text=True)
+        return len(chunks)
+
+    def search(self, question: str, filing_id: str, k: int) -> list[EvalContext]:
+        """The k pieces nearest to the question in one filing."""
+        hits = self.vectors.query(self.bench.store.embedder.embed_query(question), k, filing_ids=[filing_id])
+        texts = self.vectors.texts([cid for cid, _ in hits])
+        out = []
+        for cid, _ in hits:
+            text, meta = texts.get(cid, ("", {}))
+            out.append(EvalContext(chunk_id=cid, filing_id=filing_id, page=meta.get("page"), text=text))
+        return out
+
+    def chunk_text(self, ids: list[str]) -> dict[str, str]:
+        return {cid: text for cid, (text, _) in self.vectors.texts(ids).items()}
+
+
+@dataclass
+class Systems:
+    """Runs the systems of an evaluation over one workbench (its own data directory)."""
+
+    bench: Workbench
+    naive_k: int = 5
+
+    def __post_init__(self) -> None:
+        self._naive: NaiveIndex | None = None
+        self._deps: ResearchDeps | None = None
+
+    @property
+    def naive(self) -> NaiveIndex:
+        if self._naive is None:
+            self._naive = NaiveIndex(self.bench)
+        return self._naive
+
+    @property
+    def deps(self) -> ResearchDeps:
+        if self._deps is None:
+            self._deps = build_deps(self.bench.settings, store=self.bench.store)
+        return self._deps
+
+    def _filing_info(self, filing: Filing) -> FilingInfo:
+        return FilingInfo(
+            filing_id=filing.filing_id,
+            label=filing.label,
+            company=filing.company,
+            fiscal_year=filing.fiscal_year,
+        )
+
+    def _answer_one_step(
+        self, question: str, filing: Filing, evidence: list[Evidence], *, chunk_text=None
+    ) -> tuple[str, list, list[str]]:
+        """Distil and write over a single step holding the passages (the baselines' answers)."""
+        adeps = self.deps.agent_deps(0)
+        cards = self.deps.agents.distil(
+            DistilInput(sub_question=question, evidence=evidence, exclude_terms=[filing.company]), adeps
+        ).cards
+        digest = StepDigest(
+            index=0,
+            sub_question=question,
+            tool="search_10k",
+            origin="anchor",
+            query=question,
+            candidates=len(evidence),
+            cards=cards,
+            evidence=evidence,
+        )
+        checked = compose_answer(
+            question,
+            [digest],
+            [self._filing_info(filing)],
+            self.deps.agents,
+            adeps,
+            catalog=None if chunk_text else self.bench.store.catalog,
+            chunk_text=chunk_text,
+        )
+        fallbacks = [f"{f.component} → {f.used}" for f in adeps.fallbacks]
+        return checked.answer, checked.citations, fallbacks
+
+    def run(self, system: str, question: str, filing: Filing) -> SystemAnswer:
+        """One system's answer to one question about one filing."""
+        started = time.perf_counter()
+        if system == "naive":
+            contexts = self.naive.search(question, filing.filing_id, self.naive_k)
+            evidence = [_evidence(i, c, filing) for i, c in enumerate(contexts, start=1)]
+            answer, citations, fallbacks = self._answer_one_step(
+                question, filing, evidence, chunk_text=self.naive.chunk_text
+            )
+            steps, run_id = 1, None
+        elif system == "one-search":
+            result = self.bench.retrieve(question, filing_ids=[filing.filing_id], top_n=ONE_SEARCH_TOP_N)
+            contexts = [
+                EvalContext(
+                    chunk_id=s.chunk.chunk_id,
+                    filing_id=s.chunk.filing_id,
+                    page=s.chunk.page,
+                    text=s.chunk.text,
+                )
+                for s in result.chunks
+            ]
+            evidence = [_evidence(i, c, filing) for i, c in enumerate(contexts, start=1)]
+            answer, citations, fallbacks = self._answer_one_step(question, filing, evidence)
+            steps, run_id = 1, None
+        elif system == "deep":
+            record = self.bench.start_research(question, [filing.filing_id])
+            record = self.bench.approve_plan(record.run_id)
+            seen: set[str] = set()
+            contexts = []
+            for step in record.steps:
+                for ev in step.evidence:
+                    if ev.kind == "filing" and ev.chunk_id and ev.chunk_id not in seen:
+                        seen.add(ev.chunk_id)
+                        contexts.append(
+                            EvalContext(
+                                chunk_id=ev.chunk_id,
+                                filing_id=ev.filing_id or filing.filing_id,
+                                page=ev.page,
+                                text=ev.text,
+                                step=step.index,
+                            )
+                        )
+            answer, citations = record.answer, record.citations
+            fallbacks = [f"{f.component} → {f.used}" for f in record.fallbacks]
+            steps, run_id = len(record.steps), record.run_id
+        else:
+            raise ValueError(f"unknown system {system!r}")
+        return SystemAnswer(
+            system=system,  # type: ignore[arg-type]
+            answer=answer,
+            citations=citations,
+            contexts=contexts,
+            steps=steps,
+            seconds=round(time.perf_counter() - started, 3),
+            run_id=run_id,
+            fallbacks=fallbacks,
+        )
+
+
+def _evidence(rank: int, context: EvalContext, filing: Filing) -> Evidence:
+    return Evidence(
+        evidence_id=f"S1-E{rank}",
+        kind="filing",
+        text=context.text,
+        chunk_id=context.chunk_id,
+        filing_id=context.filing_id,
+        filing_label=filing.label,
+        page=context.page,
+    )
