@@ -32,6 +32,7 @@ class DraftStep(BaseModel):
     filing_id: str | None = Field(
         default=None, description="One of the selected filing ids, or null for all."
     )
+    reason: str | None = Field(default=None, description="Why this step is needed (optional).")
 
 
 class PlanDraft(BaseModel):
@@ -112,6 +113,7 @@ class StepDigest(BaseModel):
     sub_question: str
     tool: Tool
     origin: str = "planner"
+    reason: str | None = None
     query: str = ""
     document_section: str | None = None
     strategy: str | None = None

@@ -7,6 +7,8 @@ import re
 from core.agents.contracts import DraftStep, FilingInfo, PlanDraft
 from core.models import ITEM_TITLES, Plan, PlanStep
 
+#: Reason of the steps that fetch the statements a figure is computed from (not passages to quote).
+FIGURE_REASON = "Reads the figures asked for"
 ANCHOR_REASON = "The question as asked, searched over the selected filings: the run never knows less than one plain search."
 
 _ITEM_RE = re.compile(r"^\s*(?:item\s*)?(\d{1,2}[a-c]?)\s*\.?\s*$", re.IGNORECASE)
@@ -67,6 +69,7 @@ def finalise_plan(draft: PlanDraft, filings: list[FilingInfo], max_steps: int) -
                 if step.tool == "search_10k"
                 else None,
                 filing_id=step.filing_id if step.filing_id in known else None,
+                reason=(step.reason or "").strip()[:200] or None,
             )
         )
     return ensure_step_ids(Plan(steps=steps, rationale=draft.rationale))

@@ -6,7 +6,7 @@ import re
 
 from core.agents.base import AgentDeps
 from core.agents.contracts import DraftStep, FilingInfo, PlanDraft, PlannerInput
-from core.agents.plan_tools import finalise_plan
+from core.agents.plan_tools import FIGURE_REASON, finalise_plan
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.formula import FormulaError, operands, parse_formula
 from core.finance.lexicon import STATEMENT_SEARCH_TERMS, STATEMENT_TITLES, LineItem
@@ -318,6 +318,13 @@ RESERVED_FOR_REFLECTION = 3
 _DEFINITION_RE = re.compile(r"\b(defined|define|calculated|computed) as\b", re.I)
 
 
+def _asks_for_figures(clause: str) -> bool:
+    try:
+        return bool(figure_requests(clause, None))
+    except FormulaError:
+        return False
+
+
 def _short_name(filing: FilingInfo) -> str:
     forms = company_forms(filing.company)
     year = f" FY{filing.fiscal_year}" if filing.fiscal_year else ""
@@ -392,6 +399,7 @@ def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool)
                 keywords=[STATEMENT_SEARCH_TERMS[statement], *(i.search_terms for i in items)][:8],
                 document_section="Item 8",
                 filing_id=filing.filing_id,
+                reason=f"{FIGURE_REASON} from the {STATEMENT_TITLES[statement]}",
             )
         )
     if segments:
@@ -401,6 +409,7 @@ def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool)
                 keywords=list(dict.fromkeys(segments))[:8],
                 document_section=None,
                 filing_id=filing.filing_id,
+                reason=f"{FIGURE_REASON} (segment and product figures are reported in MD&A and the notes)",
             )
         )
     if unknown:
@@ -410,6 +419,7 @@ def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool)
                 keywords=list(dict.fromkeys(unknown))[:8],
                 document_section="Item 8",
                 filing_id=filing.filing_id,
+                reason=FIGURE_REASON,
             )
         )
     for request in requests:
@@ -439,7 +449,7 @@ def _narrative_steps(
                 )
             )
             continue
-        if has_figures and not asks_why(clause):
+        if has_figures and not asks_why(clause) and _asks_for_figures(clause):
             continue  # the figure steps answer it
         named = [f for f in scope if mentions_company(clause, f.company)] or scope
         for filing in named:

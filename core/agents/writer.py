@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from core.agents.base import AgentDeps
 from core.agents.contracts import DraftClaim, ReportDraft, ReportSection, StepDigest, WriterInput
+from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.requests import asks_why
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
@@ -53,13 +54,25 @@ def figure_answers(inputs: WriterInput) -> list[DraftClaim]:
     return list(by_name.values())
 
 
-def _narrative_answer(inputs: WriterInput, limit: int) -> list[DraftClaim]:
-    """The best-supported passages of the filing searches, the anchor's (the question as asked) first."""
+def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[DraftClaim]:
+    """The best passage of each search that reads text (not the statement lookups behind figures): the
+    anchor's (the question as asked) first when no figure answers the question, else only when it asks why."""
+    searches = [
+        s
+        for s in inputs.steps
+        if s.tool == "search_10k"
+        and not (s.reason or "").startswith(FIGURE_REASON)
+        and s.origin != "reflection"
+    ]
+    anchors = [s for s in searches if s.origin == "anchor"]
+    others = [s for s in searches if s.origin != "anchor"]
+    if not figures_stated:
+        ordered, limit = anchors + others, ANSWER_SENTENCES
+    else:
+        ordered = others + (anchors if asks_why(inputs.question) else [])
+        limit = ANSWER_SENTENCES
     claims: list[DraftClaim] = []
     seen: set[str] = set()
-    ordered = sorted(
-        (s for s in inputs.steps if s.tool == "search_10k"), key=lambda s: (s.origin != "anchor", s.index)
-    )
     for step in ordered:
         for card in step.cards[:1]:
             if card.claim in seen or not card.evidence_ids or card.confidence < 0.5:
@@ -105,10 +118,7 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
         )
     missing = len(inputs.steps) - answered
     figures = figure_answers(inputs)
-    # A computed figure answers the question; passages join it only when the question also asks why.
-    stated = any(f.evidence_ids for f in figures)
-    limit = ANSWER_SENTENCES if not stated else (1 if asks_why(inputs.question) else 0)
-    narrative = _narrative_answer(inputs, limit) if limit else []
+    narrative = _narrative_answer(inputs, figures_stated=any(f.evidence_ids for f in figures))
     summary = (
         f"Extractive answer from {filings}, researched in {len(inputs.steps)} step(s). Figures are computed from "
         f"the cited table rows; every other point quotes a cited passage."

@@ -48,10 +48,15 @@ def _already_percent(formula: str) -> bool:
     return bool(re.search(r"(\*|×)\s*100\b|\b100\s*(\*|×)", formula))
 
 
+def _read_as_percent(request: FigureRequest, inputs: list[Found]) -> bool:
+    """A percentage read straight from a row (not computed from amounts) is already in percent."""
+    return _already_percent(request.formula) or (bool(inputs) and all(f.percent for f in inputs))
+
+
 def format_value(request: FigureRequest, value: float, inputs: list[Found]) -> str:
     """A value as an analyst reads it: 34.6%, 24.26, 93.86 days, $1,577 million."""
     if request.kind == "percent":
-        pct = value if _already_percent(request.formula) else value * 100
+        pct = value if _read_as_percent(request, inputs) else value * 100
         return f"{pct:,.1f}%"
     if request.kind == "days":
         return f"{value:,.2f} days"
@@ -60,8 +65,8 @@ def format_value(request: FigureRequest, value: float, inputs: list[Found]) -> s
     return f"{value:,.2f}"
 
 
-def _as_number(request: FigureRequest, value: float) -> float:
-    if request.kind == "percent" and not _already_percent(request.formula):
+def _as_number(request: FigureRequest, value: float, inputs: list[Found]) -> float:
+    if request.kind == "percent" and not _read_as_percent(request, inputs):
         return value * 100
     return value
 
@@ -106,7 +111,7 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
             change = f"{value:+.1f}%" if value is not None else "n/a"
             headline = f"{label}: {series}; change {change}"
         else:
-            points = _as_number(request, last) - _as_number(request, first)
+            points = _as_number(request, last, inputs) - _as_number(request, first, inputs)
             value = points
             unit = " percentage points" if request.kind == "percent" else ""
             direction = "up" if points > 0 else "down" if points < 0 else "unchanged"

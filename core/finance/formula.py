@@ -204,6 +204,7 @@ class Found:
     year: int
     source: object = None
     scale: float | None = None
+    percent: bool = False  # the row states a percentage (a margin or a rate read as printed)
 
 
 Lookup = Callable[[Operand, int], Found | None]

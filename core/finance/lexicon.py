@@ -275,7 +275,7 @@ LINE_ITEMS: list[LineItem] = [
     _li(
         "cash",
         "cash and cash equivalents",
-        [r"cash (and|&) (cash )?equivalents", r"cash balances?", r"cash on hand"],
+        [r"cash,? (and|&)? ?(cash )?equivalents", r"cash balances?", r"cash on hand"],
         [r"(total )?cash and cash equivalents.*", r"cash and equivalents", r"cash"],
         "balance",
         "cash and cash equivalents",
@@ -650,8 +650,8 @@ def line_item_for(phrase: str) -> LineItem | None:
     return best[1] if best else None
 
 
-def metrics_in(text: str) -> list[Metric]:
-    """Metrics a question names, in order of mention (a longer name beats one it contains)."""
+def metric_mentions(text: str) -> list[tuple[int, int, Metric]]:
+    """(start, end, metric) for each metric a question names, in order (a longer name beats one it contains)."""
     hits: list[tuple[int, int, Metric]] = []
     for metric, rx in _METRIC_RES:
         for m in rx.finditer(text):
@@ -661,7 +661,12 @@ def metrics_in(text: str) -> list[Metric]:
         if any(s <= start < e for s, e, _ in kept):
             continue
         kept.append((start, end, metric))
-    return list(dict.fromkeys(m for _, _, m in kept))
+    return kept
+
+
+def metrics_in(text: str) -> list[Metric]:
+    """Metrics a question names, in order of mention."""
+    return list(dict.fromkeys(m for _, _, m in metric_mentions(text)))
 
 
 def line_item_mentions(text: str) -> list[tuple[int, int, LineItem]]:

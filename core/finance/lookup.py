@@ -63,7 +63,8 @@ def make_lookup(rows: Sequence[SourcedRow]) -> Lookup:
         best: tuple[float, SourcedRow, float] | None = None
         for sourced in rows:
             figure = sourced.row.value_for(year)
-            if figure is None or figure.is_percent:
+            # Line items are amounts; a named row (a segment's margin) may be a percentage.
+            if figure is None or (figure.is_percent and operand.item is not None):
                 continue
             score = row_score(operand, sourced.row)
             if score is None:
@@ -77,6 +78,14 @@ def make_lookup(rows: Sequence[SourcedRow]) -> Lookup:
         if best is None:
             return None
         _, sourced, value = best
-        return Found(value=value, label=sourced.row.label, year=year, source=sourced, scale=sourced.row.scale)
+        figure = sourced.row.value_for(year)
+        return Found(
+            value=value,
+            label=sourced.row.label,
+            year=year,
+            source=sourced,
+            scale=sourced.row.scale,
+            percent=bool(figure and figure.is_percent),
+        )
 
     return lookup

@@ -7,7 +7,14 @@ import re
 from dataclasses import dataclass, field
 
 from core.finance.formula import FormulaError, defined_formula, operands, parse_formula
-from core.finance.lexicon import METRICS, LineItem, line_item_mentions, metrics_in, qualifier_before
+from core.finance.lexicon import (
+    METRICS,
+    LineItem,
+    line_item_mentions,
+    metric_mentions,
+    metrics_in,
+    qualifier_before,
+)
 from core.finance.periods import asks_for_change, fiscal_years
 
 _AMOUNT_WORDS = re.compile(
@@ -25,6 +32,7 @@ _WHY_RE = re.compile(
     r"|attribut\w*|impact\w*|affect\w*|relate|dragged|behind)\b",
     re.I,
 )
+_HYPOTHETICAL_RE = re.compile(r"\b(would|hypothetical(ly)?|sensitivity|basis points?|bps)\b", re.I)
 _UNIT_ASKED_RE = re.compile(r"\b(?:usd|us\$|\$|dollars)?\s*(thousands|millions|billions)\b", re.I)
 
 
@@ -128,27 +136,39 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                 line_items=[o.item for o in operands(tree) if o.item],
             )
         ]
+    if _HYPOTHETICAL_RE.search(question):
+        return []  # a sensitivity ("what would a 100 bp rise do") is stated by the filing, not computed
     requests: list[FigureRequest] = []
-    for metric in metrics_in(question):
-        tree = parse_formula(metric.formula)
+    spans: list[tuple[int, int]] = []
+    for start, end, metric in metric_mentions(question):
+        spans.append((start, end))
         years = _with_prior_year(question, _years(question, default_year))
+        qualifier = qualifier_before(question, start)
+        if qualifier:
+            # A segment's metric ("Robotics Systems gross margin") is read from the row that reports it.
+            name = f"{qualifier} {metric.name}"
+            formula, items, fallbacks = name, [], []
+        else:
+            name, formula = metric.name, metric.formula
+            items = [o.item for o in operands(parse_formula(formula)) if o.item]
+            fallbacks = list(metric.fallbacks)
         requests.append(
             FigureRequest(
-                name=metric.name,
-                formula=metric.formula,
+                name=name,
+                formula=formula,
                 kind=metric.kind,
                 years=years,
                 aggregate=_aggregate(question, years),
                 unit_asked=unit,
-                line_items=[o.item for o in operands(tree) if o.item],
-                fallbacks=list(metric.fallbacks),
+                line_items=items,
+                fallbacks=fallbacks,
             )
         )
-    if requests:
-        return requests
-    if not _AMOUNT_WORDS.search(question) and not _CHANGE_RE.search(question):
+    if not requests and not _AMOUNT_WORDS.search(question) and not _CHANGE_RE.search(question):
         return []
-    for start, _, item in line_item_mentions(question):
+    for start, end, item in line_item_mentions(question):
+        if any(s <= start < e or s < end <= e for s, e in spans):
+            continue  # part of a metric's name ("capex as a % of revenue")
         years = _with_prior_year(question, _years(question, default_year))
         qualifier = qualifier_before(question, start)
         name = f"{qualifier} {item.name}" if qualifier else item.name

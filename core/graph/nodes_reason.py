@@ -155,6 +155,7 @@ def _digests(state: ResearchState) -> list[StepDigest]:
             sub_question=s.sub_question,
             tool=s.tool,
             origin=s.origin,
+            reason=s.reason,
             query=s.rewritten_query,
             document_section=s.document_section,
             strategy=s.strategy,
