@@ -133,7 +133,11 @@ def claim_supported(claim: str, cited: list[str]) -> bool:
     passages = " ".join(cited)
     if not passages.strip():
         return False
-    stated = quantities(claim.split(" = ")[0] if " = " in claim else claim)
+    if " = " in claim:
+        # A computed figure: its inputs (left of each "=" in the working after "—") must be in the passages.
+        working = claim.split(" — ", 1)[-1]
+        claim = " ".join(part.split(" = ")[0] for part in working.split(";"))
+    stated = quantities(claim)
     available = quantities(passages, include_years=True)
     if stated and not all(any(same_quantity(q, a, 0.001) for a in available) for q in stated):
         return False

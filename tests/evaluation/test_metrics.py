@@ -1,0 +1,111 @@
+"""Reference metrics on hand-built cases with known values, and number normalisation."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.evaluation.metrics import (
+    citation_validity,
+    context_precision,
+    context_recall,
+    faithfulness,
+    gold_page_hit,
+    headline,
+    reference_metrics,
+    token_f1,
+)
+from core.evaluation.numbers import matched_numbers, quantities
+from core.models import Citation, EvalContext, EvalQuestion, SystemAnswer
+
+Q = EvalQuestion(
+    qid="q1",
+    question="What was FY2018 capital expenditure?",
+    answer="$1,577 million",
+    filing="acme.pdf",
+    evidence_texts=["Purchases of property, plant and equipment (1,577) (1,373)"],
+    evidence_pages=[60],
+)
+
+
+def ctx(page: int, text: str = "unrelated words about something else", filing: str = "F") -> EvalContext:
+    return EvalContext(chunk_id=f"c{page}", filing_id=filing, page=page, text=text)
+
+
+@pytest.mark.parametrize(
+    ("reference", "answer", "hits"),
+    [
+        ("$26,974 million", "26.974 billion", 1),
+        ("26974", "revenue was $26,974 million", 1),
+        ("$1577.00", "$1,577 million", 1),
+        ("$8.70", "$8,738 million", 1),  # within 1% after scaling
+        ("(1,234)", "decreased by 1,234", 1),  # parentheses are negatives; signs are ignored
+        ("-3.0%", "down 3.0 percentage points", 1),
+        ("24.6%", "0.246", 1),  # percent vs fraction
+        ("0.66", "66%", 1),
+        ("12.5%", "13%", 0),  # outside the 1% tolerance
+        ("In 2019 it had 5 plants", "2019", 0),  # years are not figures; "5" is
+    ],
+)
+def test_number_normalisation(reference, answer, hits):
+    assert matched_numbers(reference, answer)[0] == hits
+
+
+def test_quantities_skip_years_codes_and_keep_units():
+    found = quantities("FY2019 revenue in the 10-K (S1-E2) was $6.5 billion, up 12% from 2018")
+    assert [(q.value, q.percent) for q in found] == [(6.5e9, False), (12.0, True)]
+
+
+def test_context_precision_and_recall_zero_partial_perfect():
+    assert context_precision(Q, [ctx(1), ctx(2)], "F") == 0.0
+    assert context_precision(Q, [ctx(60), ctx(2)], "F") == 1.0
+    assert context_precision(Q, [ctx(2), ctx(60)], "F") == pytest.approx(0.5)  # relevant only at rank 2
+    assert context_recall(Q, [ctx(2)], "F") == 0.0 and context_recall(Q, [ctx(60)], "F") == 1.0
+    # The right page of another filing does not count.
+    assert gold_page_hit(Q, [ctx(60, filing="G")], "F") == 0.0
+    # Gold evidence text on another page counts (a filing may repeat a table).
+    text = ctx(5, "Purchases of property, plant and equipment (1,577) (1,373) (1,420)")
+    assert gold_page_hit(Q, [text], "F") == 1.0
+    two = Q.model_copy(update={"evidence_pages": [60, 61], "evidence_texts": ["a", "b"]})
+    assert context_recall(two, [ctx(61)], "F") == pytest.approx(0.5)
+    assert context_precision(Q.model_copy(update={"evidence_pages": [], "evidence_texts": []}), [], "F") is None
+
+
+def _answer(text: str, quotes: dict[int, tuple[str, str]]) -> SystemAnswer:
+    citations = [
+        Citation(number=n, evidence_id=f"S1-E{n}", quote=quote, chunk_id=cid) for n, (cid, quote) in quotes.items()
+    ]
+    return SystemAnswer(system="deep", answer=text, citations=citations)
+
+
+def test_faithfulness_and_citation_validity():
+    chunks = {"c1": "Capital expenditures were $1,577 million in 2018.", "c2": "Revenue was $32,765 million."}
+    good = _answer("## Answer\n\n- Capital expenditures were $1,577 million [1]\n", {1: ("c1", "Capital expenditures were $1,577 million in 2018.")})
+    assert faithfulness(good, chunks) == 1.0
+    # A figure the cited passage does not hold is not supported.
+    bad = _answer("## Answer\n\n- Capital expenditures were $2,000 million [1]\n", {1: ("c1", "Capital expenditures")})
+    assert faithfulness(bad, chunks) == 0.0
+    half = _answer(
+        "## Answer\n\n- Capital expenditures were $1,577 million [1]\n- Net income was $9 million [2]\n",
+        {1: ("c1", "not in the passage"), 2: ("c2", "Revenue was $32,765 million.")},
+    )
+    assert faithfulness(half, chunks) == pytest.approx(0.5)
+    # A computed figure is supported by its inputs, shown before the "=".
+    computed = _answer("## Answer\n\n- **Ratio: 20.78** — 32,765 / 1,577 = 20.78 [1][2]\n", {1: ("c1", "a"), 2: ("c2", "b")})
+    assert faithfulness(computed, chunks) == 1.0
+    assert citation_validity(good.citations, chunks) == 1.0
+    assert citation_validity(bad.citations + half.citations, chunks) == pytest.approx(2 / 3)
+    assert citation_validity([], chunks) is None
+
+
+def test_answer_metrics_read_the_headline_first():
+    text = "## Answer\n\n- **Capex (FY2018): $1,577 million** [1]\n\n### 1. Step\n- Revenue $1,000 [1]\n"
+    assert headline(text).strip().startswith("- **Capex")
+    answer = _answer(text, {1: ("c1", "Capital expenditures were $1,577 million in 2018.")})
+    metrics = {m.name: m.value for m in reference_metrics(Q, answer, {"c1": answer.citations[0].quote}, "F")}
+    assert metrics["number_match"] == 1.0 and metrics["answer_correctness"] == 1.0
+    assert metrics["refusal"] == 0.0 and metrics["citation_validity"] == 1.0
+    late = _answer("## Answer\n\n- Revenue $1,000 [1]\n\n### 1. Step\n- Capex $1,577 million [1]\n", {1: ("c1", "x")})
+    metrics = {m.name: m.value for m in reference_metrics(Q, late, {}, "F")}
+    assert metrics["number_match"] == 0.0 and metrics["number_anywhere"] == 1.0
+    assert token_f1("Gross margin improved", "gross margin improved") == 1.0
+    assert token_f1("a b c", "") == 0.0
