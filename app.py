@@ -9,6 +9,7 @@ pages = [
     st.Page("views/research.py", title="Research", icon=":material/query_stats:"),
     st.Page("views/report.py", title="Report", icon=":material/description:"),
     st.Page("views/history.py", title="History", icon=":material/history:"),
+    st.Page("views/evaluate.py", title="Evaluate", icon=":material/analytics:"),
     st.Page("views/settings.py", title="Settings", icon=":material/settings:"),
 ]
 st.navigation(pages).run()

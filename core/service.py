@@ -233,6 +233,13 @@ class Workbench:
     def evaluation(self, eval_id: str, data_dir: Path | None = None) -> EvalRun:
         return self.evaluator(data_dir).store.load(eval_id)
 
+    @staticmethod
+    def evaluation_summary(run: EvalRun) -> dict:
+        """Means per system and metric, overall and per question type."""
+        from core.evaluation.harness import summarise
+
+        return summarise(run)
+
     # --- Settings ----------------------------------------------------------------------------
 
     def apply_settings(self, settings: Settings) -> None:

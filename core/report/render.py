@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.graph.records import RunRecord
-from core.report.answer_markup import Run, flat, one_line
+from core.report.answer_markup import Run, flat, one_line, parse_answer
 from core.report.labels import REPORT_TITLE, ref_anchor, safe_url
 from core.report.outline import compose_report
 from core.report.safe_text import escape_html, escape_markdown
@@ -185,3 +185,25 @@ def report_html(record: RunRecord) -> str:
         f'<meta name="referrer" content="no-referrer"><title>{title}</title><style>{_CSS}</style></head>\n'
         "<body>\n" + "\n".join(writer.parts) + "\n</body></html>\n"
     )
+
+
+def answer_html(answer: str) -> str:
+    """An answer's Markdown as escaped HTML (without its own Answer heading), citations shown as plain
+    numbers: for showing answers side by side outside a report."""
+    writer = HtmlWriter()
+    blocks = parse_answer(answer)
+    if (
+        blocks
+        and blocks[0].kind == "heading"
+        and "".join(r.text for r in blocks[0].runs).strip().lower() == "answer"
+    ):
+        blocks = blocks[1:]
+    for block in blocks:
+        runs = [Run(run.text, run.style) if run.cite is None else Run(f"[{run.cite}]") for run in block.runs]
+        if block.kind == "heading":
+            writer.heading("".join(r.text for r in runs), min(block.level + 2, 5))
+        elif block.kind == "paragraph":
+            writer.paragraph(runs)
+        else:
+            writer.items([runs], ordered=block.kind == "ordered")
+    return "".join(writer.parts)

@@ -52,7 +52,11 @@ def test_sample_evaluation_survives_a_crash_and_compares_three_systems(bench):
     for result in run.results:
         assert result.output.error is None, result.output.error
         names = {(m.name, m.variant) for m in result.metrics}
-        assert {("context_recall", "reference"), ("faithfulness", "reference"), ("answer_correctness", "reference")} <= names
+        assert {
+            ("context_recall", "reference"),
+            ("faithfulness", "reference"),
+            ("answer_correctness", "reference"),
+        } <= names
         assert result.metric("citation_validity") in (None, 1.0)
     deep = [r for r in run.results if r.system == "deep"]
     one = {r.qid: r for r in run.results if r.system == "one-search"}

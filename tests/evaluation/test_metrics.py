@@ -67,22 +67,30 @@ def test_context_precision_and_recall_zero_partial_perfect():
     assert gold_page_hit(Q, [text], "F") == 1.0
     two = Q.model_copy(update={"evidence_pages": [60, 61], "evidence_texts": ["a", "b"]})
     assert context_recall(two, [ctx(61)], "F") == pytest.approx(0.5)
-    assert context_precision(Q.model_copy(update={"evidence_pages": [], "evidence_texts": []}), [], "F") is None
+    assert (
+        context_precision(Q.model_copy(update={"evidence_pages": [], "evidence_texts": []}), [], "F") is None
+    )
 
 
 def _answer(text: str, quotes: dict[int, tuple[str, str]]) -> SystemAnswer:
     citations = [
-        Citation(number=n, evidence_id=f"S1-E{n}", quote=quote, chunk_id=cid) for n, (cid, quote) in quotes.items()
+        Citation(number=n, evidence_id=f"S1-E{n}", quote=quote, chunk_id=cid)
+        for n, (cid, quote) in quotes.items()
     ]
     return SystemAnswer(system="deep", answer=text, citations=citations)
 
 
 def test_faithfulness_and_citation_validity():
     chunks = {"c1": "Capital expenditures were $1,577 million in 2018.", "c2": "Revenue was $32,765 million."}
-    good = _answer("## Answer\n\n- Capital expenditures were $1,577 million [1]\n", {1: ("c1", "Capital expenditures were $1,577 million in 2018.")})
+    good = _answer(
+        "## Answer\n\n- Capital expenditures were $1,577 million [1]\n",
+        {1: ("c1", "Capital expenditures were $1,577 million in 2018.")},
+    )
     assert faithfulness(good, chunks) == 1.0
     # A figure the cited passage does not hold is not supported.
-    bad = _answer("## Answer\n\n- Capital expenditures were $2,000 million [1]\n", {1: ("c1", "Capital expenditures")})
+    bad = _answer(
+        "## Answer\n\n- Capital expenditures were $2,000 million [1]\n", {1: ("c1", "Capital expenditures")}
+    )
     assert faithfulness(bad, chunks) == 0.0
     half = _answer(
         "## Answer\n\n- Capital expenditures were $1,577 million [1]\n- Net income was $9 million [2]\n",
@@ -90,7 +98,9 @@ def test_faithfulness_and_citation_validity():
     )
     assert faithfulness(half, chunks) == pytest.approx(0.5)
     # A computed figure is supported by its inputs, shown before the "=".
-    computed = _answer("## Answer\n\n- **Ratio: 20.78** — 32,765 / 1,577 = 20.78 [1][2]\n", {1: ("c1", "a"), 2: ("c2", "b")})
+    computed = _answer(
+        "## Answer\n\n- **Ratio: 20.78** — 32,765 / 1,577 = 20.78 [1][2]\n", {1: ("c1", "a"), 2: ("c2", "b")}
+    )
     assert faithfulness(computed, chunks) == 1.0
     assert citation_validity(good.citations, chunks) == 1.0
     assert citation_validity(bad.citations + half.citations, chunks) == pytest.approx(2 / 3)
@@ -104,7 +114,9 @@ def test_answer_metrics_read_the_headline_first():
     metrics = {m.name: m.value for m in reference_metrics(Q, answer, {"c1": answer.citations[0].quote}, "F")}
     assert metrics["number_match"] == 1.0 and metrics["answer_correctness"] == 1.0
     assert metrics["refusal"] == 0.0 and metrics["citation_validity"] == 1.0
-    late = _answer("## Answer\n\n- Revenue $1,000 [1]\n\n### 1. Step\n- Capex $1,577 million [1]\n", {1: ("c1", "x")})
+    late = _answer(
+        "## Answer\n\n- Revenue $1,000 [1]\n\n### 1. Step\n- Capex $1,577 million [1]\n", {1: ("c1", "x")}
+    )
     metrics = {m.name: m.value for m in reference_metrics(Q, late, {}, "F")}
     assert metrics["number_match"] == 0.0 and metrics["number_anywhere"] == 1.0
     assert token_f1("Gross margin improved", "gross margin improved") == 1.0

@@ -15,7 +15,9 @@ def test_sample_set_has_gold_evidence_for_every_answerable_question():
     assert len(qset.questions) == 14 and {q.filing for q in qset.questions} == {"northwind_10k_fy2025.html"}
     answerable = [q for q in qset.questions if q.answer != "not disclosed"]
     assert all(q.evidence_texts for q in answerable)
-    assert qset.filtered(qtype="numeric").questions and all(q.qtype == "numeric" for q in qset.filtered(qtype="numeric").questions)
+    assert qset.filtered(qtype="numeric").questions and all(
+        q.qtype == "numeric" for q in qset.filtered(qtype="numeric").questions
+    )
     assert len(qset.filtered(limit=3).questions) == 3
 
 
@@ -32,7 +34,12 @@ def test_csv_and_jsonl_uploads():
     csv_data = b"question,answer,filing,evidence,page,type\nWhat was revenue?,$10 million,acme.pdf,Revenue was $10 million,4;5,numeric\n"
     qset = load_user_set(csv_data, "mine.csv")
     q = qset.questions[0]
-    assert (q.question, q.filing, q.evidence_pages, q.qtype) == ("What was revenue?", "acme.pdf", [4, 5], "numeric")
+    assert (q.question, q.filing, q.evidence_pages, q.qtype) == (
+        "What was revenue?",
+        "acme.pdf",
+        [4, 5],
+        "numeric",
+    )
     lines = [{"question": "Who audits?", "answer": "KPMG", "filing": "dir/acme.pdf", "page": [7]}]
     qset = load_user_set("\n".join(json.dumps(x) for x in lines).encode(), "mine.jsonl")
     assert qset.questions[0].filing == "acme.pdf" and qset.questions[0].evidence_pages == [7]
