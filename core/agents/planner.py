@@ -11,7 +11,7 @@ from core.agents.structured import LLMOutputError, structured_call
 from core.finance.formula import FormulaError, operands, parse_formula
 from core.finance.lexicon import STATEMENT_SEARCH_TERMS, STATEMENT_TITLES, LineItem
 from core.finance.periods import fiscal_years
-from core.finance.requests import FigureRequest, asks_why, figure_requests
+from core.finance.requests import FigureRequest, asks_why, figure_requests, unit_asked
 from core.models import Plan
 from core.prompts import PLANNER_HUMAN, PLANNER_SYSTEM
 from core.retrieval.analysis import strip_instructions
@@ -370,7 +370,7 @@ def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool)
         return []
     if not requests:
         return []
-    unit = figure_requests(question, filing.fiscal_year)[0].unit_asked if requests else None
+    unit = unit_asked(question)
     name = _short_name(filing).rsplit(" FY", 1)[0]
     steps: list[DraftStep] = []
     by_statement: dict[str, list[LineItem]] = {}

@@ -230,17 +230,26 @@ def evaluate(tree: Node, year: int, lookup: Lookup) -> Evaluation:
     """Evaluate `tree` for target `year`; the working shows each input as printed and the arithmetic."""
     inputs: list[Found] = []
     missing: list[tuple[str, int]] = []
+    # Tables of one filing print amounts in different units (thousands in the statements, millions in
+    # MD&A): when the inputs' units differ, every input is brought to units before the arithmetic.
+    found_all = {
+        (id(o), int(y)): lookup(o.resolved(year), int(y))
+        for o in operands(tree)
+        for y in o.resolved(year).years
+    }
+    scales = {f.scale for f in found_all.values() if f is not None}
+    rescale = len(scales) > 1 and None not in scales
 
     def value_of(operand: Operand) -> tuple[float | None, str]:
         op = operand.resolved(year)
         values: list[float] = []
         for y in op.years:
-            found = lookup(op, int(y))
+            found = found_all.get((id(operand), int(y)))
             if found is None:
                 missing.append((op.name, int(y)))
                 continue
             inputs.append(found)
-            values.append(found.value)
+            values.append(found.value * (found.scale or 1.0) if rescale else found.value)
         if len(values) != len(op.years):
             return None, op.name
         if op.mode == "average":

@@ -558,6 +558,7 @@ METRICS: list[Metric] = [
         "depreciation and amortization as a share of revenue",
         (
             r"(d&a|depreciation (and|&) amortization) (margin|(as a (%|percent(age)?) of|to|/) (total )?revenues?)",
+            r"(d&a|depreciation (and|&) amortization)\b[^.?]{0,40}?(%|percent(age)?) (margin|of (total )?revenues?)",
         ),
         "depreciation and amortization / revenue",
         "percent",

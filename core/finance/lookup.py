@@ -46,6 +46,11 @@ def row_score(operand: Operand, row: FigureRow) -> float | None:
         rank = label_rank(operand.item, row.label)
         if rank is None:
             return None
+        stock = operand.item.statement == "balance"
+        if row.statement is not None and (row.statement == "balance") != stock:
+            # A balance is read at a date, a flow over a period: the cash flow statement's "Accounts
+            # payable" row is the year's change, not the balance.
+            return None
         score = 10.0 - rank
         if row.statement == operand.item.statement:
             score += 5.0  # the primary statement beats a note or an MD&A table repeating the row

@@ -108,14 +108,15 @@ def asks_why(text: str) -> bool:
     return bool(_WHY_RE.search(text))
 
 
-def _unit_asked(question: str) -> str | None:
+def unit_asked(question: str) -> str | None:
+    """'millions' / 'billions' / 'thousands' when the question asks for its answer in that unit."""
     m = _UNIT_ASKED_RE.search(question)
     return m.group(1).lower() if m else None
 
 
 def figure_requests(question: str, default_year: int | None = None) -> list[FigureRequest]:
     """The figures `question` asks for (empty when it asks for none)."""
-    unit = _unit_asked(question)
+    unit = unit_asked(question)
     defined = defined_formula(question)
     if defined is not None:
         name, formula = defined

@@ -58,6 +58,31 @@ class FigureRow:
         return None
 
 
+_TITLE_RE = re.compile(
+    r"^[ \t]*(?:[A-Z0-9.,&' -]+ AND SUBSIDIARIES\s+)?(?:consolidated\s+|combined\s+)?"
+    r"(?P<title>balance\s+sheets?|statements?\s+of\s+(?:consolidated\s+)?[a-z'’\s()]{4,60})",
+    re.I | re.M,
+)
+
+
+def statement_title_kind(text: str, *, last: bool = False) -> str | None:
+    """The primary statement a page is titled with ('balance', 'income', 'cash_flow'): the title starts a
+    line ("Consolidated Statements of Operations"); comprehensive income and equity statements are not
+    primary statements here, and a phrase inside a sentence or a column header is not a title. `last`
+    takes the last title in `text` (the one nearest a page that follows it) instead of the first."""
+    kinds: list[str | None] = []
+    for m in _TITLE_RE.finditer(text):
+        title = " ".join(m.group("title").lower().split())
+        if any(w in title for w in ("comprehensive", "equity", "stockholders", "shareholders")):
+            kinds.append(None)  # a statement, but not a primary one: it ends the previous title's reach
+            continue
+        kinds.append(statement_kind(title))
+    found = [k for k in kinds if k is not None]
+    if not found:
+        return None
+    return kinds[-1] if last else found[0]
+
+
 def statement_kind(title: str) -> str | None:
     """'CONSOLIDATED BALANCE SHEETS' -> 'balance'; None when the text names no primary statement."""
     m = _STATEMENT_RE.search(title)

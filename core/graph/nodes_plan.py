@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -24,6 +25,7 @@ from core.graph.state import ResearchState
 from core.models import Plan, PlanVersion
 
 STRATEGIES = ("vector", "keyword", "hybrid")
+log = logging.getLogger(__name__)
 
 
 def filing_infos(deps: ResearchDeps, filing_ids: list[str]) -> list[FilingInfo]:
@@ -77,7 +79,15 @@ def plan_research(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[
         filings=filing_infos(deps, state.get("filing_ids") or []),
         max_steps=int(state.get("max_steps") or deps.settings.max_steps),
     )
-    plan = with_anchor(deps.agents.plan(inputs, adeps), state["question"], inputs.max_steps)
+    try:
+        drafted = deps.agents.plan(inputs, adeps)
+    except Exception:
+        log.exception("the planner failed on %r", state["question"][:200])
+        adeps.record_fallback(
+            "planner", "the question as asked only", "the planner could not plan this question"
+        )
+        drafted = Plan(steps=[], rationale="The planner failed; the question is searched as asked.")
+    plan = with_anchor(drafted, state["question"], inputs.max_steps)
     report_fallbacks(runtime, state, adeps, "plan_research")
     version = PlanVersion(
         version=1, author="planner", changes=[f"Initial plan with {len(plan.steps)} step(s)"], plan=plan

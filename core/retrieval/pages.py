@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass
 
 from core.finance.lookup import SourcedRow
-from core.finance.rows import FigureRow, read_rows, statement_kind
+from core.finance.rows import FigureRow, read_rows, statement_title_kind
 from core.index.catalog import Catalog
 from core.models import Chunk, Evidence
 
@@ -81,6 +81,9 @@ def _source(page: PageText, row: FigureRow, evidence_id: str) -> RowSource | Non
 _TITLE_WINDOW = 400
 #: A page is a statement page when it holds at least this many rows whose columns are tied to years.
 _MIN_STATEMENT_ROWS = 5
+#: How far from the end of the previous page's last passage a title may sit and still title this page.
+_LEAD_WINDOW = 600
+_INDEX_RE = re.compile(r"\bindex to\b|table of contents\s*\n.*\bpage\b", re.I)
 
 
 class PageReader:
@@ -88,15 +91,27 @@ class PageReader:
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        self._statements: dict[str, dict[str, list[int]]] = {}
+        self._statements: dict[str, dict[str, list[PageText]]] = {}
         self._lock = threading.Lock()
 
     def page(self, filing_id: str, page: int) -> PageText | None:
         return build_page(filing_id, page, self.catalog.page_chunks(filing_id, page))
 
-    def statement_pages(self, filing_id: str, kind: str) -> list[int]:
-        """Pages of a filing that present a primary statement ('income', 'balance', 'cash_flow'): titled
-        with it at the top and full of rows with year columns; best first."""
+    def page_with_lead(self, filing_id: str, page: int) -> PageText | None:
+        """The page, preceded by the previous page's last passage: a passage that crosses a page break
+        may carry the title and period header of the table the page continues."""
+        chunks = self.catalog.page_chunks(filing_id, page)
+        if not chunks:
+            return None
+        before = self.catalog.page_chunks(filing_id, page - 1) if page > 1 else []
+        lead = [max(before, key=lambda c: c.char_start)] if before else []
+        return build_page(filing_id, page, [*lead, *chunks])
+
+    def statement_pages(self, filing_id: str, kind: str) -> list[PageText]:
+        """Pages of a filing that present a primary statement ('income', 'balance', 'cash_flow'), best first:
+        titled with it and full of rows with year columns. When a passage that starts on the page before
+        carries the statement's title and header (passages can cross a page break), the page text begins
+        with that passage, so that its rows get their years."""
         with self._lock:
             index = self._statements.get(filing_id)
         if index is None:
@@ -107,41 +122,40 @@ class PageReader:
                     self._statements.pop(next(iter(self._statements)))
         return index.get(kind, [])
 
-    def _index_statements(self, filing_id: str) -> dict[str, list[int]]:
+    def _index_statements(self, filing_id: str) -> dict[str, list[PageText]]:
         by_page: dict[int, list[Chunk]] = {}
         for chunk in self.catalog.list_chunks(filing_id):
             by_page.setdefault(chunk.page, []).append(chunk)
-        scored: dict[str, list[tuple[int, int]]] = {}
-        carried = ""
+        scored: dict[str, list[tuple[int, int, PageText]]] = {}
+        previous: Chunk | None = None
         for number, chunks in sorted(by_page.items()):
             page = build_page(filing_id, number, chunks)
             if page is None:
                 continue
-            # A passage that starts on one page may end with the next page's heading block ("Table of
-            # Contents / COMPANY / CONSOLIDATED STATEMENTS OF ..."): it titles the page that follows.
-            window, tail = carried + "\n" + page.text[:_TITLE_WINDOW], page.text.rsplit("\n\n", 1)[-1]
-            carried = tail if len(tail) <= _TITLE_WINDOW and tail != page.text else ""
-            kind = statement_kind(window)
-            if kind is None or re.search(
-                r"\bindex to\b|table of contents\s*\n.*\bpage\b", page.text[:200], re.I
-            ):
+            lead = previous
+            previous = max(chunks, key=lambda c: c.char_start)
+            if _INDEX_RE.search(page.text[:200]):
+                continue  # a list of the statements, not a statement
+            kind = statement_title_kind(page.text[:_TITLE_WINDOW])
+            if kind is None and lead is not None:
+                # The title at the end of the previous page's last passage titles this page.
+                kind = statement_title_kind(lead.text[-_LEAD_WINDOW:], last=True)
+                page = build_page(filing_id, number, [lead, *chunks]) if kind else page
+            if kind is None or page is None:
                 continue
             dated = sum(1 for row in read_rows(page.text) if any(y is not None for y in row.years))
             if dated >= _MIN_STATEMENT_ROWS:
-                scored.setdefault(kind, []).append((dated, number))
-        # The statement itself, then its continuation pages, in page order after the best page.
+                scored.setdefault(kind, []).append((dated, number, page))
         return {
-            kind: [n for _, n in sorted(pages, key=lambda p: (-p[0], p[1]))] for kind, pages in scored.items()
+            kind: [p for _, _, p in sorted(pages, key=lambda x: (-x[0], x[1]))]
+            for kind, pages in scored.items()
         }
 
     def statement_rows(self, filing_id: str, kinds: list[str], *, rank: int) -> list[SourcedRow]:
         """Rows of the filing's statement pages of the given kinds (cited as the passages that hold them)."""
         out: list[SourcedRow] = []
         for kind in kinds:
-            for number in self.statement_pages(filing_id, kind)[:2]:
-                page = self.page(filing_id, number)
-                if page is None:
-                    continue
+            for page in self.statement_pages(filing_id, kind)[:2]:
                 for row in read_rows(page.text):
                     source = _source(page, row, "")
                     if source is not None:
@@ -160,7 +174,7 @@ class PageReader:
             if key in seen:
                 continue
             seen.add(key)
-            page = self.page(*key)
+            page = self.page_with_lead(*key)
             if page is None:
                 continue
             for row in read_rows(page.text):
