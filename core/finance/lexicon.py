@@ -135,7 +135,7 @@ LINE_ITEMS: list[LineItem] = [
         "income before income taxes",
         [r"(pre-?tax|before tax(es)?) (income|profit|earnings)", r"income before (income )?tax(es)?"],
         [
-            r"(income|earnings)( \(loss\))? (from continuing operations )?before (provision for )?income tax(es| expense)?.*",
+            r"\(?(income|earnings|loss)\)?( ?[/(]? ?(income|loss|earnings)\)?)? (from continuing operations )?before (provision for )?income tax(es| expense)?.*",
             r"(income|earnings)( \(loss\))? before taxes.*",
         ],
         "income",
@@ -149,6 +149,7 @@ LINE_ITEMS: list[LineItem] = [
             r"(provision for|\(provision\) benefit for|benefit from) income taxes",
             r"provision for taxes on income",
             r"income tax(es)?( expense)?( \(benefit\))?",
+            r"income tax(es)? \(?(expense|benefit)\)?( ?/ ?\(?(expense|benefit)\)?)?",
             r"income tax (provision|expense)",
             r"provision for income taxes",
         ],
@@ -240,7 +241,7 @@ LINE_ITEMS: list[LineItem] = [
             r"(payments for |purchases of )?(additions to|acquisitions? of) property(,)? (plant )?(and|&) equipment.*",
             r"capital expenditures?.*",
             r"payments for (property|capital) .*",
-            r"purchases? of (land, )?(buildings|property) .*",
+            r"purchases? of (land,? )?(buildings|property)\b.*",
         ],
         "cash_flow",
         "purchases of property plant and equipment capital expenditures",
@@ -414,7 +415,7 @@ METRICS: list[Metric] = [
     Metric(
         "gross_margin",
         "gross margin",
-        (r"gross (profit )?margin",),
+        (r"gross (profit )?margin", r"gross (profit|income)? ?%? ?margin"),
         "gross profit / revenue",
         "percent",
         fallbacks=("(revenue - cost of revenue) / revenue",),
@@ -422,14 +423,14 @@ METRICS: list[Metric] = [
     Metric(
         "operating_margin",
         "operating margin",
-        (r"operating (profit )?margin", r"ebit margin"),
+        (r"operating (profit )?margin", r"ebit margin", r"operating (income|profit) ?%? ?margin"),
         "operating income / revenue",
         "percent",
     ),
     Metric(
         "net_margin",
         "net profit margin",
-        (r"net (profit |income )?margin", r"profit margin"),
+        (r"net (profit |income )?margin", r"profit margin", r"net (income|profit|earnings) ?%? ?margin"),
         "net income / revenue",
         "percent",
     ),
@@ -593,14 +594,14 @@ METRICS: list[Metric] = [
     Metric(
         "ebitda",
         "EBITDA",
-        (r"\bebitda\b(?! margin)",),
+        (r"\bebitda\b(?! ?%? ?margin)",),
         "operating income + depreciation and amortization",
         "amount",
     ),
     Metric(
         "ebitda_margin",
         "EBITDA margin",
-        (r"ebitda margin",),
+        (r"ebitda ?%? ?margin",),
         "(operating income + depreciation and amortization) / revenue",
         "percent",
     ),
@@ -621,6 +622,10 @@ def normalise_label(label: str) -> str:
 
 # Labels are normalised ("&" -> "and", dashes, spacing) before these patterns see them.
 _LABEL_RES = {li.key: [re.compile(p, re.I) for p in li.labels] for li in LINE_ITEMS}
+# PDF text sometimes splits words ("attributab le", "op erations"): labels are also compared without spaces.
+_SQUASHED_RES = {
+    li.key: [re.compile(p.replace(" ?", "").replace(" ", ""), re.I) for p in li.labels] for li in LINE_ITEMS
+}
 # A name is always one of its own aliases, so that a step naming it ("Calculate the ...") reads back.
 _ALIAS_RES = [
     (li, re.compile(rf"(?<![\w-])(?:{'|'.join([*li.aliases, re.escape(li.name)])})(?![\w-])", re.I))
@@ -636,6 +641,10 @@ def label_rank(item: LineItem, label: str) -> int | None:
     norm = normalise_label(label)
     for rank, rx in enumerate(_LABEL_RES[item.key]):
         if rx.fullmatch(norm):
+            return rank
+    squashed = norm.replace(" ", "")
+    for rank, rx in enumerate(_SQUASHED_RES[item.key]):
+        if rx.fullmatch(squashed):
             return rank
     return None
 
@@ -735,6 +744,9 @@ def qualifier_before(text: str, start: int) -> str | None:
     if not m:
         return None
     words = m.group(1).split()
+    opens_sentence = not text[: m.start(1)].strip() or text[: m.start(1)].rstrip()[-1:] in ".?!:;"
+    if words and opens_sentence and not re.search(r"[A-Z].*[A-Z]|\d", words[0][1:] + " "):
+        words = words[1:]  # "Calculate the ...", "Revenue ...": a capital that only opens the sentence
     while words and (words[0].lower() in _NOT_QUALIFIERS or words[0] in ("of", "and", "&")):
         words = words[1:]
     words = [w for w in words if not re.fullmatch(r"FY\d*|\d+|Q[1-4]", w)]

@@ -44,7 +44,7 @@ def row_score(operand: Operand, row: FigureRow) -> float | None:
         return 6.0 + (2.0 if named else 0.0) + (1.0 if qualifier <= label else 0.0)
     if operand.item is not None:
         rank = label_rank(operand.item, row.label)
-        if rank is None:
+        if rank is None or row.per_share:
             return None
         stock = operand.item.statement == "balance"
         if row.statement is not None and (row.statement == "balance") != stock:

@@ -103,6 +103,18 @@ def _with_prior_year(question: str, years: list[int]) -> list[int]:
     return years
 
 
+_LESS_RE = re.compile(r"\s+(?:less|minus)\s+", re.I)
+
+
+def _less_item(question: str, end: int) -> LineItem | None:
+    """The line item subtracted right after a metric's name ("EBITDA less capex"), if any."""
+    m = _LESS_RE.match(question, max(end, 0))
+    if not m:
+        return None
+    mentions = line_item_mentions(question[m.end() : m.end() + 60])
+    return mentions[0][2] if mentions and mentions[0][0] == 0 else None
+
+
 def asks_why(text: str) -> bool:
     """True when the question asks for reasons or drivers ("what drove", "why", "factors"), not only a figure."""
     return bool(_WHY_RE.search(text))
@@ -125,6 +137,9 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         explicit = [o for o in operands(tree) if any(isinstance(y, int) for y in o.years)]
         if explicit:  # the formula names its years itself: evaluate it once, for its latest year
             years = [max(y for o in explicit for y in o.years if isinstance(y, int))]
+        less = _less_item(question, question.lower().find(name.lower()) + len(name))
+        if less is not None:
+            name, formula = f"{name} less {less.name}", f"({formula}) - {less.name}"
         return [
             FigureRequest(
                 name=name,
@@ -151,8 +166,12 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
             formula, items, fallbacks = name, [], []
         else:
             name, formula = metric.name, metric.formula
-            items = [o.item for o in operands(parse_formula(formula)) if o.item]
             fallbacks = list(metric.fallbacks)
+            less = _less_item(question, end)
+            if less is not None:  # "EBITDA less capex"
+                name, formula, fallbacks = f"{name} less {less.name}", f"({formula}) - {less.name}", []
+                spans.append((end, end + 40))
+            items = [o.item for o in operands(parse_formula(formula)) if o.item]
         requests.append(
             FigureRequest(
                 name=name,

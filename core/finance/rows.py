@@ -49,6 +49,13 @@ class FigureRow:
     scale: float | None = None  # 1e6 when the table is "(in millions)"
     statement: str | None = None  # "income" | "balance" | "cash_flow" when under a statement title
     caption: str = ""
+    group: str = ""  # the heading of the group of rows it belongs to ("Diluted earnings per share:")
+
+    @property
+    def per_share(self) -> bool:
+        """A per-share figure (earnings or dividends per share), not an amount of the line item."""
+        squashed = re.sub(r"\s+", "", f"{self.group} {self.label}").lower()
+        return bool(re.search(r"per(common|ordinary|diluted|basic)?share", squashed))
 
     def value_for(self, year: int) -> Figure | None:
         """The value printed in `year`'s column (None when the row has no such column or it is blank)."""
@@ -149,9 +156,12 @@ def _scale_before(text: str, pos: int) -> float | None:
 
 
 def _statement_before(text: str, pos: int) -> tuple[str | None, str]:
+    """The primary statement whose title (a line that starts with it) last precedes `pos`; a mention of a
+    statement inside a sentence ("included in the statements of income") titles nothing."""
     found: tuple[str | None, str] = (None, "")
-    for m in _STATEMENT_RE.finditer(text, 0, pos):
-        found = (statement_kind(m.group()), m.group())
+    for m in _TITLE_RE.finditer(text, 0, pos):
+        title = m.group("title")
+        found = (statement_title_kind(m.group()), " ".join(title.split()))
     return found
 
 
@@ -175,10 +185,11 @@ def _years_for(values: list[Figure | None], header: ColumnHeader | None) -> tupl
     return tuple(None for _ in values)
 
 
-def _label(words: list[tuple[str, int, int, str]], text: str) -> tuple[str, int]:
-    """The row label: the last line of words, joined with earlier lines it continues."""
+def _label(words: list[tuple[str, int, int, str]], text: str) -> tuple[str, int, str]:
+    """The row label (the last line of words, joined with earlier lines it continues), where it starts, and
+    the line of words before it, which heads a group of rows ("Earnings per share:")."""
     if not words:
-        return "", -1
+        return "", -1, ""
     lines: list[list[tuple[str, int, int, str]]] = [[words[0]]]
     for prev, cur in itertools.pairwise(words):
         if "\n" in text[prev[2] : cur[1]]:
@@ -191,7 +202,8 @@ def _label(words: list[tuple[str, int, int, str]], text: str) -> tuple[str, int]
             break
         chosen.insert(0, line)
     flat = [w for line in chosen for w in line]
-    return " ".join(w[0] for w in flat), flat[0][1]
+    heading = lines[-len(chosen) - 1] if len(lines) > len(chosen) else []
+    return " ".join(w[0] for w in flat), flat[0][1], " ".join(w[0] for w in heading)
 
 
 def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
@@ -200,6 +212,7 @@ def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
     cells = [c for c in _merge_cells(_tokens(text)) if not any(s <= c[1] < e for s, e in masked)]
     rows: list[FigureRow] = []
     words: list[tuple[str, int, int, str]] = []
+    group = ""  # the heading over the current group of rows
     i = 0
     while i < len(cells):
         if cells[i][3] == "WORD":
@@ -225,7 +238,9 @@ def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
             words.extend(run)  # numbers inside prose or a label ("net of allowances of $132 and $190")
             i = j
             continue
-        label, label_start = _label(words, text)
+        label, label_start, heading = _label(words, text)
+        if heading:
+            group = heading
         values = [None if c[3] == "DASH" else _figure(c[0]) for c in run]
         if label and re.search(r"[A-Za-z]{2}", label) and len(label) <= 300:
             start, end = label_start, run[-1][2]
@@ -241,6 +256,7 @@ def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
                     scale=_scale_before(text, start),
                     statement=statement,
                     caption=caption,
+                    group=group,
                 )
             )
         words = []
