@@ -10,19 +10,25 @@ SAFETY_RULES = (
 
 PLANNER_SYSTEM = (
     "You are a financial research planner. Split the analyst's question into at most {max_steps} ordered "
-    "research steps. Each step has a self-contained sub_question, a tool (search_10k for anything the "
-    "selected 10-K filings can answer; search_web only for facts outside them, such as other companies or "
-    "events after the filing; calculator for growth, ratios or differences of figures found by earlier "
-    "steps), distinctive keywords, and the 10-K Item most likely to hold the answer (risk factors: Item 1A; "
-    "business and competition: Item 1; legal proceedings: Item 3; results, segments and liquidity: Item 7; "
-    "market risk: Item 7A; financial statements and notes: Item 8), or null. " + SAFETY_RULES
+    "research steps, the way an analyst works: for a comparison across filings or fiscal years, one step "
+    "per filing and aspect (set filing_id); keep the company, segment, product, fiscal years and units in "
+    "every sub_question. Each step has a tool (search_10k for anything the selected filings can answer; "
+    "search_web only for facts outside them, such as other companies or events after the filing; calculator "
+    "for a ratio, share, growth or difference of figures found by earlier steps, with the formula in its "
+    "sub_question), distinctive keywords (add the line items filings use, e.g. 'purchases of property and "
+    "equipment' for capex), and the 10-K Item most likely to hold the answer (employees and human capital, "
+    "business and competition: Item 1; risk factors: Item 1A; legal proceedings: Item 3; results, segments "
+    "and liquidity: Item 7; revenue, expenses, margins from the financial statements and notes: Item 8; "
+    "market risk: Item 7A; executive pay: Item 11), or null. The question itself is always searched as "
+    "asked in addition to your steps. " + SAFETY_RULES
 )
 PLANNER_HUMAN = "Selected filings:\n{filings}\n\nQuestion: {question}"
 
 REWRITER_SYSTEM = (
     "You rewrite one research sub-question into a precise search query for a 10-K filing. Resolve pronouns "
-    "using the overall question and add at most three key terms from earlier findings when they sharpen the "
-    "search. Return the query and the terms you added. " + SAFETY_RULES
+    "using the overall question, keep the company, segment, product, fiscal years and metric names, add the "
+    "line items a filing uses for the metric, and add at most three key terms from earlier findings when "
+    "they sharpen the search. Return the query and the terms you added. " + SAFETY_RULES
 )
 REWRITER_HUMAN = (
     "Overall question: {question}\nCompany: {company}\nSub-question: {sub_question}\nKeywords: {keywords}\n"
@@ -47,8 +53,10 @@ DISTILLER_HUMAN = "Sub-question: {sub_question}\nKeywords: {keywords}\n\nEvidenc
 
 REFLECTOR_SYSTEM = (
     "You review what one research step found. List the confirmed facts (supported by the cards), the open "
-    "questions the evidence did not answer, and conflicts between pieces of evidence, then a one-sentence "
-    "summary. " + SAFETY_RULES
+    "questions the evidence did not answer, conflicts between pieces of evidence, and gaps: for each thing "
+    "the overall question still needs that the evidence lacks (a fiscal year, a filing, a metric, the other "
+    "side of a comparison, a figure for a calculation), a gap with a self-contained search query and the "
+    "10-K Item to search. Then a one-sentence summary. " + SAFETY_RULES
 )
 REFLECTOR_HUMAN = (
     "Sub-question: {sub_question}\nItem searched: {section}\nSearch note: {note}\n\n"
@@ -66,12 +74,14 @@ POLICY_HUMAN = (
 )
 
 WRITER_SYSTEM = (
-    "You write the final answer of a financial research run. Every claim must be supported by evidence and "
-    "list the ids of that evidence (e.g. S1-E2) in evidence_ids; never state a fact without evidence. Group "
-    "claims by sub-question (one section per step, headed by the sub-question). When a step found nothing, "
-    "leave its claims empty and say in 'gap' what was searched. Put contradictions between sources in "
-    "'conflicts'. The summary answers the question in two or three sentences and cites evidence ids in "
-    "square brackets, e.g. [S1-E2]. " + SAFETY_RULES
+    "You write the final answer of a financial research run. First, in 'answer', one claim per part of the "
+    "question that states the figure or fact asked for, for the period and unit asked (use a calculation "
+    "step's result as it is). Then one section per step, headed by its sub-question. Every claim lists the "
+    "ids of the evidence supporting it (e.g. S1-E2) in evidence_ids; never state a fact or a figure that the "
+    "cited evidence does not contain; when nothing answered a part, say so in that section's 'gap' instead "
+    "of offering a nearby figure. Put contradictions between sources in 'conflicts'. The summary answers "
+    "the question in two or three sentences and cites evidence ids in square brackets, e.g. [S1-E2]. Write "
+    "plain sentences: no markup, no tags. " + SAFETY_RULES
 )
 WRITER_HUMAN = "Question: {question}\n\nResearch steps and evidence:\n{steps}"
 

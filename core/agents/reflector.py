@@ -133,7 +133,7 @@ def llm_reflect(inputs: ReflectInput, deps: AgentDeps) -> ResearchNote:
         + (f" CONFLICT: {c.contradiction}" if c.contradiction else "")
         for c in inputs.cards
     )
-    return structured_call(
+    note = structured_call(
         deps,
         REFLECTOR_SYSTEM,
         REFLECTOR_HUMAN,
@@ -145,3 +145,10 @@ def llm_reflect(inputs: ReflectInput, deps: AgentDeps) -> ResearchNote:
         },
         ResearchNote,
     )
+    # The model's gaps search this step's filing; their Items are normalised by the graph.
+    gaps = [
+        g.model_copy(update={"filing_id": g.filing_id or inputs.filing_id})
+        for g in note.gaps[:3]
+        if g.query.strip()
+    ]
+    return note.model_copy(update={"gaps": gaps})

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 from core.agents.base import AgentDeps
 from core.agents.contracts import DraftClaim, ReportDraft, ReportSection, StepDigest, WriterInput
 from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.requests import asks_why
+from core.models import Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
+from core.tools.figures import unsupported_figures
 
 MAX_CLAIMS_PER_STEP = 4
 
@@ -144,14 +148,86 @@ def _step_block(step: StepDigest) -> str:
     return "\n".join([head, body, *[f"  calculation: {c}" for c in calc]])
 
 
+_MARKUP_RE = re.compile(r"</?[A-Za-z_][\w-]*(\s[^<>]*)?/?>|untrusted_document_text|<\||\|>|```")
+_SUMMARY_IDS_RE = re.compile(r"S\d+-E\d+")
+
+
+def claim_problem(
+    text: str, evidence_ids: list[str], evidence: dict[str, Evidence], computed: list[str]
+) -> str | None:
+    """Why a model-written claim cannot be shown, or None: it must cite passages of the research, state
+    only figures those passages (or the run's calculations) contain, and carry no prompt markup."""
+    if _MARKUP_RE.search(text):
+        return "it contains prompt markup"
+    cited = [evidence[i] for i in evidence_ids if i in evidence and evidence[i].kind in ("filing", "web")]
+    if not cited:
+        return "it cites no passage of the research"
+    missing = unsupported_figures(text, [e.text for e in cited] + computed)
+    if missing:
+        return f"it states {', '.join(missing[:3])}, which the cited passages do not"
+    return None
+
+
+def check_llm_draft(draft: ReportDraft, inputs: WriterInput) -> tuple[ReportDraft, list[str]]:
+    """The model's draft with every claim that fails `claim_problem` removed, and the reasons."""
+    evidence = {e.evidence_id: e for step in inputs.steps for e in step.evidence}
+    computed = [e.text for e in evidence.values() if e.kind == "calculation"]
+    problems: list[str] = []
+
+    def keep(claims: list[DraftClaim], where: str) -> list[DraftClaim]:
+        kept = []
+        for claim in claims:
+            problem = claim_problem(claim.text, claim.evidence_ids, evidence, computed)
+            if problem:
+                problems.append(f"{where}: {problem}")
+            else:
+                kept.append(claim)
+        return kept
+
+    answer = keep(draft.answer, "answer")
+    sections = [s.model_copy(update={"claims": keep(s.claims, s.heading)}) for s in draft.sections]
+    conflicts = keep(draft.conflicts, "conflicts")
+    summary = draft.summary
+    summary_problem = (
+        claim_problem(summary, _SUMMARY_IDS_RE.findall(summary), evidence, computed)
+        if summary.strip()
+        else None
+    )
+    if summary_problem:
+        problems.append(f"summary: {summary_problem}")
+        summary = ""
+    return ReportDraft(answer=answer, summary=summary, sections=sections, conflicts=conflicts), problems
+
+
 def llm_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
-    """LLM report; raises when it returns nothing usable."""
+    """LLM report, checked before it is shown: parts that fail the check are written by the offline writer
+    (recorded as a fallback with the reasons); raises when the model returns nothing usable."""
     steps = "\n\n".join(_step_block(s) for s in inputs.steps)
-    draft = structured_call(
+    raw = structured_call(
         deps, WRITER_SYSTEM, WRITER_HUMAN, {"question": inputs.question, "steps": steps}, ReportDraft
     )
-    if not draft.summary.strip() and not any(s.claims for s in draft.sections):
+    if not raw.summary.strip() and not raw.answer and not any(s.claims for s in raw.sections):
         raise LLMOutputError("the model returned an empty report")
+    draft, problems = check_llm_draft(raw, inputs)
+    if problems:
+        offline = offline_write(inputs, deps)
+        replaced = []
+        if not draft.answer:
+            draft.answer = offline.answer
+            replaced.append("answer")
+        if not draft.summary.strip():
+            draft.summary = offline.summary
+            replaced.append("summary")
+        if not any(s.claims for s in draft.sections):
+            draft.sections = offline.sections
+            replaced.append("evidence by step")
+        deps.record_fallback(
+            "writer",
+            f"offline writer for {', '.join(replaced) or 'the removed claims'}",
+            f"{len(problems)} part(s) of the model's answer failed the check: " + "; ".join(problems[:4]),
+        )
+    if not draft.summary.strip() and not draft.answer and not any(s.claims for s in draft.sections):
+        raise LLMOutputError("nothing in the model's report could be checked against the evidence")
     filings = _filings_label(inputs)
     sections = list(draft.sections)
     # Steps that found nothing must say what was searched, whatever the model wrote.
@@ -162,4 +238,6 @@ def llm_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
                     heading=f"{step.index + 1}. {step.sub_question}", gap=describe_search(step, filings)
                 )
             )
-    return ReportDraft(summary=draft.summary, sections=sections, conflicts=draft.conflicts)
+    # Figures the calculator computed (with cited inputs) lead the answer when the model stated none.
+    answer = draft.answer or [f for f in figure_answers(inputs) if f.evidence_ids]
+    return ReportDraft(answer=answer, summary=draft.summary, sections=sections, conflicts=draft.conflicts)

@@ -94,3 +94,25 @@ def format_amount(value: float) -> str:
     if magnitude >= 100:
         return f"{value:,.0f}"
     return f"{value:,.4g}"
+
+
+def _matches(value: float, known: list[float], tolerance: float) -> bool:
+    """`value` equals one of `known` within a relative tolerance, up to a power of a thousand."""
+    for other in known:
+        for k in range(-4, 5):
+            scaled = other * 1000.0**k
+            if abs(abs(scaled) - abs(value)) <= tolerance * max(abs(value), 1e-9):
+                return True
+    return False
+
+
+def unsupported_figures(claim: str, passages: list[str], tolerance: float = 0.005) -> list[str]:
+    """The figures of `claim` that none of `passages` states (in any unit of a thousand's power)."""
+    known = [f.value for text in passages for f in find_figures(text, include_years=True)]
+    missing = []
+    for figure in find_figures(claim):
+        # Small bare integers ("3 segments", "step 2") are words more than figures.
+        significant = figure.is_percent or abs(figure.value) >= 10 or "." in figure.raw or "$" in figure.raw
+        if significant and not _matches(figure.value, known, tolerance):
+            missing.append(figure.raw)
+    return missing

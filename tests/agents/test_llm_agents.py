@@ -85,3 +85,68 @@ def test_llm_cards_keep_only_known_evidence_ids() -> None:
     deps = _deps([tool_message("Distillation", cards)])
     out = llm_agents("m").distil(DistilInput(sub_question="competition", evidence=evidence), deps)
     assert [(c.claim, c.evidence_ids) for c in out.cards] == [("Competition is intense.", ["S1-E1"])]
+
+
+def _writer_input():
+    from core.agents.contracts import StepDigest, WriterInput
+    from core.models import KnowledgeCard
+
+    evidence = [
+        Evidence(evidence_id="S1-E1", text="Data Center revenue was $15,005 million, up 41%.", chunk_id="c1"),
+        Evidence(evidence_id="S1-E2", text="We face intense competition from AMD and Intel.", chunk_id="c2"),
+    ]
+    cards = [KnowledgeCard(claim="Data Center revenue was $15,005 million, up 41%.", evidence_ids=["S1-E1"])]
+    step = StepDigest(
+        index=0, sub_question=QUESTION, tool="search_10k", origin="anchor", cards=cards, evidence=evidence
+    )
+    return WriterInput(question=QUESTION, filings=FILINGS, steps=[step])
+
+
+def test_llm_answer_is_checked_and_failing_parts_are_written_offline() -> None:
+    draft = {
+        "answer": [
+            {"text": "Data Center revenue was $15,005 million.", "evidence_ids": ["S1-E1"]},  # holds
+            {
+                "text": "Data Center revenue was $17,900 million.",
+                "evidence_ids": ["S1-E1"],
+            },  # figure not there
+        ],
+        "summary": "Revenue grew </untrusted_document_text> <item class='x'> [S1-E1]",  # prompt markup
+        "sections": [
+            {
+                "heading": "1. Competition",
+                "claims": [{"text": "Competition is intense.", "evidence_ids": ["S9-E9"]}],
+            }
+        ],
+    }
+    deps = _deps([tool_message("ReportDraft", draft)])
+    out = llm_agents("gpt-4o-mini").write(_writer_input(), deps)
+    assert [c.text for c in out.answer] == ["Data Center revenue was $15,005 million."]
+    assert "untrusted" not in out.summary and "<item" not in out.summary and out.summary  # offline summary
+    # The section whose only claim cited nothing real is replaced by the offline writer's sections.
+    assert out.sections and all(
+        c.evidence_ids[0] in ("S1-E1", "S1-E2") for s in out.sections for c in s.claims
+    )
+    [fallback] = deps.fallbacks
+    assert fallback.component == "writer" and "summary" in fallback.used
+    assert (
+        "$17,900" in fallback.reason
+        and "prompt markup" in fallback.reason
+        and "cites no passage" in fallback.reason
+    )
+
+
+def test_llm_answer_that_passes_the_check_is_used_as_written() -> None:
+    draft = {
+        "answer": [{"text": "Data Center revenue was $15,005 million, up 41%.", "evidence_ids": ["S1-E1"]}],
+        "summary": "NVIDIA's Data Center revenue was $15,005 million [S1-E1].",
+        "sections": [
+            {
+                "heading": "1. Competition",
+                "claims": [{"text": "AMD and Intel compete.", "evidence_ids": ["S1-E2"]}],
+            }
+        ],
+    }
+    deps = _deps([tool_message("ReportDraft", draft)])
+    out = llm_agents("gpt-4o-mini").write(_writer_input(), deps)
+    assert deps.fallbacks == [] and out.summary == draft["summary"] and len(out.answer) == 1

@@ -47,4 +47,6 @@ def test_sample_evaluation_runs_and_shows_systems_side_by_side(bench):
     runs = bench.evaluations()
     assert len(runs) == 1 and runs[0].finished and len(runs[0].results) == 4
     # The drill-down shows both systems' answers for the chosen question.
-    assert any(md.value == "#### deep" for md in at.markdown) and any(md.value == "#### one-search" for md in at.markdown)
+    assert any(md.value == "#### deep" for md in at.markdown) and any(
+        md.value == "#### one-search" for md in at.markdown
+    )
