@@ -133,8 +133,14 @@ def _step_audit(writer: ReportWriter, step: StepRecord) -> None:
     strategy = step.strategy or EMPTY
     if step.decided_by:
         strategy += f" (decided by {step.decided_by})"
+    origin = {
+        "anchor": "anchor: the question as asked",
+        "reflection": one_line(step.reason or "added by reflection"),
+        "analyst": "added by the analyst",
+    }.get(step.origin, "planner")
     rows = [
         ("Tool", step.tool),
+        ("Origin", origin),
         ("Item filter", item_label(step.document_section)),
         ("Query searched", one_line(step.rewritten_query) or EMPTY),
         ("Strategy", strategy),
@@ -148,6 +154,10 @@ def _step_audit(writer: ReportWriter, step: StepRecord) -> None:
     rows.append(("Candidates before rerank", str(len(step.candidates))))
     if step.evidence_note:
         rows.append(("Evidence note", one_line(step.evidence_note)))
+    if step.missing:
+        rows.append(("Not found", one_line("; ".join(step.missing))))
+    if step.note and step.note.gaps:
+        rows.append(("Gaps found", one_line("; ".join(g.description for g in step.note.gaps))))
     if step.decision:
         rows.append(("Next", f"{step.decision.action}: {one_line(step.decision.reason)}"))
     if step.timings:

@@ -14,7 +14,15 @@ from core.models import ITEM_TITLES, Filing, Plan, PlanStep
 ANY = "any"
 TOOLS = ["search_10k", "search_web", "calculator"]
 ITEM_OPTIONS = [ANY, *ITEM_TITLES]
-COLUMNS = ["#", "Sub-question", "Tool", "Item", "Keywords", "Filing", "step_id"]
+COLUMNS = ["#", "Sub-question", "Tool", "Item", "Keywords", "Filing", "Why", "step_id"]
+ORIGIN_LABELS = {"anchor": "the question as asked", "planner": "planner", "analyst": "added by you"}
+
+
+def _why(step: PlanStep) -> str:
+    """Who put the step in the plan and why (read-only in the grid)."""
+    if step.origin == "reflection":
+        return step.reason or "added by reflection"
+    return ORIGIN_LABELS.get(step.origin, step.origin)
 
 
 def filing_choices(filings: list[Filing], plan: Plan | None = None) -> dict[str, str]:
@@ -42,6 +50,7 @@ def plan_frame(plan: Plan) -> pd.DataFrame:
             "Item": step.document_section if step.document_section in ITEM_TITLES else ANY,
             "Keywords": ", ".join(step.keywords),
             "Filing": step.filing_id or ANY,
+            "Why": _why(step),
             "step_id": step.step_id,
         }
         for i, step in enumerate(plan.steps)
@@ -67,7 +76,7 @@ def _order(value: Any, position: int) -> tuple[float, int]:
 
 def rows_to_plan(frame: pd.DataFrame, original: Plan) -> tuple[Plan, list[str]]:
     """The plan the edited rows describe (ordered by '#', ids kept for known rows) and what was skipped."""
-    known = {step.step_id for step in original.steps}
+    known = {step.step_id: step for step in original.steps}
     records = frame.to_dict("records")
     ordered = sorted(range(len(records)), key=lambda i: _order(records[i].get("#"), i))
     steps: list[PlanStep] = []
@@ -88,6 +97,7 @@ def rows_to_plan(frame: pd.DataFrame, original: Plan) -> tuple[Plan, list[str]]:
         item = _text(row.get("Item"))
         filing = _text(row.get("Filing"))
         keywords = [k.strip() for k in _text(row.get("Keywords")).split(",") if k.strip()]
+        before = known.get(step_id)
         steps.append(
             PlanStep(
                 step_id=step_id,
@@ -96,6 +106,9 @@ def rows_to_plan(frame: pd.DataFrame, original: Plan) -> tuple[Plan, list[str]]:
                 keywords=list(dict.fromkeys(keywords)),
                 document_section=item if item in ITEM_TITLES else None,
                 filing_id=None if filing in ("", ANY) else filing,
+                # A kept row keeps who added it and why; a new row is the analyst's.
+                origin=before.origin if before else "analyst",
+                reason=before.reason if before else None,
             )
         )
     return Plan(steps=steps, rationale=original.rationale), notes
@@ -111,7 +124,7 @@ def plan_editor(plan: Plan, filings: list[Filing], key: str, disabled: bool = Fa
         hide_index=True,
         disabled=disabled,
         width="stretch",
-        column_order=["#", "Sub-question", "Tool", "Item", "Keywords", "Filing"],
+        column_order=["#", "Sub-question", "Tool", "Item", "Keywords", "Filing", "Why"],
         column_config={
             "#": st.column_config.NumberColumn(
                 "#", help="Order of execution; change it to move a step.", min_value=1, step=1, width=45
@@ -131,6 +144,12 @@ def plan_editor(plan: Plan, filings: list[Filing], key: str, disabled: bool = Fa
                 width=150,
             ),
             "Keywords": st.column_config.TextColumn("Keywords", help="Comma-separated.", width=150),
+            "Why": st.column_config.TextColumn(
+                "Why",
+                help="Who added the step: the planner, reflection (and the gap it fills) or you.",
+                disabled=True,
+                width=160,
+            ),
             "Filing": st.column_config.SelectboxColumn(
                 "Filing",
                 options=[ANY, *labels],

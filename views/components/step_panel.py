@@ -100,10 +100,24 @@ def step_panel(step: StepRecord, run_id: str, can_override: bool, expanded: bool
         expanded=expanded,
         icon=icon,
     ):
+        if step.origin == "anchor":
+            st.caption(
+                ":material/anchor: Anchor step: the question exactly as asked, so the run knows at least "
+                "what one plain search finds."
+            )
+        elif step.origin == "reflection":
+            st.caption(f":material/psychology: {escape_markdown(step.reason or 'Added by reflection')}")
         scope = step.document_section or "any Item"
+        query = step.rewritten_query or step.sub_question
+        rewritten = step.tool != "calculator" and query.strip() != step.sub_question.strip()
         st.markdown(
-            f"**Query searched:** {escape_markdown(step.rewritten_query or step.sub_question)}  \n"
-            f":gray[Item filter: {escape_markdown(scope)} · keywords: "
+            f"**Query searched:** {escape_markdown(query)}  \n"
+            + (
+                f":gray[Rewritten from the sub-question: {escape_markdown(step.sub_question)}]  \n"
+                if rewritten
+                else ""
+            )
+            + f":gray[Item filter: {escape_markdown(scope)} · keywords: "
             f"{escape_markdown(', '.join(step.keywords) or 'none')}]"
         )
         if step.tool == "search_10k":
@@ -156,10 +170,11 @@ def _note_and_decision(step: StepRecord) -> None:
         st.markdown("**Research note**")
         if step.note.summary:
             st.caption(escape_markdown(step.note.summary))
-        cols = st.columns(3)
+        cols = st.columns(4)
         cols[0].markdown(_bullets("Confirmed facts", step.note.confirmed_facts))
         cols[1].markdown(_bullets("Open questions", step.note.open_questions))
         cols[2].markdown(_bullets("Conflicts", step.note.conflicts))
+        cols[3].markdown(_bullets("Gaps to follow up", [g.description for g in step.note.gaps]))
     for error in step.errors:
         st.error(escape_markdown(error), icon=":material/error:")
     if step.decision is not None:
