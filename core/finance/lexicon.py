@@ -700,7 +700,9 @@ def line_items_in(text: str) -> list[LineItem]:
 
 # Capitalised words right before a line item that narrow it to a segment or product ("Data Center
 # revenue", "iPhone net sales"); words that only describe the line item itself do not count.
-_QUALIFIER_RE = re.compile(r"((?:(?:[a-z]*[A-Z][\w&.+-]*|of|and|&)\s+){1,4})$")
+_QUALIFIER_RE = re.compile(
+    r"((?:(?:[a-z]*[A-Z][\w&.+-]*|of|and|&)\s+){1,4})(?:(?:segment|division|business|unit|product line)s?['’]?s?\s+)?$"
+)
 _NOT_QUALIFIERS = frozenset(
     [
         "total",

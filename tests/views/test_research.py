@@ -93,9 +93,14 @@ def test_edited_plan_is_approved_and_auto_run_renders_steps_and_cited_answer(ben
     run_id = _plan(at)
     proposed = bench.get_run(run_id).plan.steps
     assert len(proposed) >= 2
-    # The analyst deletes the first step and moves the second one to Item 8 in the data editor.
+    # The analyst deletes the first step and moves a filing search to Item 8 in the data editor.
+    target = next(
+        i
+        for i, s in enumerate(proposed)
+        if i > 0 and s.tool == "search_10k" and s.document_section != "Item 8"
+    )
     at.session_state[f"plan-{run_id}"] = {
-        "edited_rows": {1: {"Item": "Item 8"}},
+        "edited_rows": {target: {"Item": "Item 8"}},
         "added_rows": [],
         "deleted_rows": [0],
     }
@@ -109,7 +114,7 @@ def test_edited_plan_is_approved_and_auto_run_renders_steps_and_cited_answer(ben
     # The analyst's version is the proposal minus its first step; reflection may add follow-ups after it.
     latest = next(v for v in reversed(record.plan_history) if v.author == "analyst")
     assert [s.step_id for s in latest.plan.steps] == [s.step_id for s in proposed[1:]]
-    assert latest.plan.steps[0].document_section == "Item 8"
+    assert latest.plan.steps[target - 1].document_section == "Item 8"
     assert all(v.author == "reflection" for v in record.plan_history[record.plan_history.index(latest) + 1 :])
     assert any("Deleted step" in change for change in latest.changes)
     assert any("Item changed" in change and "Item 8" in change for change in latest.changes)
