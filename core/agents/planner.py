@@ -38,6 +38,8 @@ _TOPIC_ITEMS: list[tuple[str, re.Pattern[str]]] = [
         "Item 1A",
         re.compile(r"risk|threat|uncertaint|vulnerab|dependen|single source|sole source|concentrat", re.I),
     ),
+    # Properties before statements: "which properties does it lease" is Item 2, "lease liabilities" Item 8.
+    ("Item 2", re.compile(r"propert|facilit|headquarter|office space", re.I)),
     (
         "Item 8",
         re.compile(
@@ -55,7 +57,6 @@ _TOPIC_ITEMS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("Item 5", re.compile(r"dividend|repurchase|buyback|stock price|holders of record", re.I)),
-    ("Item 2", re.compile(r"propert|facilit|headquarter|office space", re.I)),
     (
         "Item 1",
         re.compile(
@@ -185,7 +186,9 @@ def _merge_dangling(clauses: list[str]) -> list[str]:
     for clause in clauses:
         clause = _GIVEN_RE.sub("", clause)
         topic = item_for(clause)
-        dangling = topic is None and not _METRIC_RE.search(clause)
+        # A clause about another company stays apart: it may be searched on the web.
+        outside = any(_mentions(clause, c) for c in _KNOWN_COMPANIES)
+        dangling = topic is None and not _METRIC_RE.search(clause) and not outside
         if out and _PRONOUN_RE.search(clause) and (dangling or topic == item_for(out[-1])):
             out[-1] = f"{out[-1]}{MERGED} {clause[0].lower()}{clause[1:]}"
         else:

@@ -36,7 +36,8 @@ def _scale(inputs: list[Found]) -> float | None:
 
 def _amount(value: float, scale: float | None, unit_asked: str | None) -> str:
     word = _UNIT_WORD.get(scale or 0.0)
-    number = f"{value:,.0f}" if abs(value) >= 100 or value == int(value) else f"{value:,.2f}"
+    # As precise as the table printed it: 1,577 / 112.5 / 0.95, never rounded away.
+    number = f"{value:,.2f}".rstrip("0").rstrip(".") if abs(value) < 1e6 else f"{value:,.0f}"
     text = f"${number} {word}" if word else number
     if scale and unit_asked and _UNIT_SCALE.get(unit_asked) and _UNIT_SCALE[unit_asked] != scale:
         converted = value * scale / _UNIT_SCALE[unit_asked]

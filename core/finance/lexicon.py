@@ -250,7 +250,12 @@ LINE_ITEMS: list[LineItem] = [
     _li(
         "dividends_paid",
         "dividends paid",
-        [r"dividends? paid", r"cash dividends", r"dividend payments?"],
+        [
+            r"dividends? paid",
+            r"cash dividends",
+            r"dividend payments?",
+            r"pa(?:y|ys|id|ying) (?:out )?(?:in )?(?:cash )?dividends?",
+        ],
         [
             r"(cash )?dividends paid( to [\w\s]+)?",
             r"payments? (of|for) (cash )?dividends.*",

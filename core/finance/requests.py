@@ -18,7 +18,7 @@ from core.finance.lexicon import (
 from core.finance.periods import asks_for_change, fiscal_years
 
 _AMOUNT_WORDS = re.compile(
-    r"\b(how much|how many|what (is|was|were|are)|amount|figure|value|total|level|balance|spend|spent"
+    r"\b(how much|how many|what (is|was|were|are)|amount|figure|value|total|level|balance|spend|spent|compar\w*"
     r"|in (usd|us\$|\$|dollars)|(usd|us\$|\$) ?(millions|billions|thousands))\b",
     re.I,
 )

@@ -101,7 +101,8 @@ def test_killed_run_resumes_without_losing_or_repeating_steps(sample_index) -> N
     record = json.loads(resumed.stdout)
     assert record["status"] == "finished"
     steps = record["steps"]
-    assert [s["index"] for s in steps] == list(range(len(record["plan"]["steps"]))) == [0, 1, 2]
+    assert [s["index"] for s in steps] == list(range(len(record["plan"]["steps"])))
+    assert len(steps) >= 3 and record["plan"]["steps"][0]["origin"] == "anchor"
     assert all(s["attempt"] == 1 and s["decision"] for s in steps)
     # The resumed process started inside step 2; step 1 was not run again.
     started = re.findall(r"^\[node_started\] (\w+) step (\d+)", resumed.stderr, flags=re.M)

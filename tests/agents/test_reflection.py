@@ -1,0 +1,112 @@
+"""Reflection finds what the question still lacks; the policy turns each gap into exactly one follow-up."""
+
+from __future__ import annotations
+
+from core.agents.base import AgentDeps
+from core.agents.contracts import PolicyInput, ReflectInput, RewriteInput, StepDigest
+from core.agents.policy import offline_decide
+from core.agents.reflector import offline_reflect
+from core.agents.rewriter import offline_rewrite
+from core.config import Settings
+from core.graph.answering import evidence_pool
+from core.models import Evidence, Gap, ResearchNote
+
+DEPS = AgentDeps(settings=Settings())
+
+
+def test_missing_calculator_inputs_become_searches_of_the_whole_filing():
+    note = offline_reflect(
+        ReflectInput(
+            sub_question="Calculate the quick ratio for FY2018.",
+            tool="calculator",
+            filing_id="f1",
+            company="Acme",
+            missing=["total current liabilities for FY2018", "Fleet Software revenue for FY2017"],
+        ),
+        DEPS,
+    )
+    first, second = note.gaps
+    assert first.description == "total current liabilities for FY2018 not found"
+    assert "Acme" in first.query and "2018" in first.query and "balance" in first.query.lower()
+    assert first.document_section is None and first.filing_id == "f1"
+    assert "Fleet Software revenue" in second.query and "2017" in second.query
+
+
+def test_an_empty_item_search_is_retried_over_the_whole_filing():
+    note = offline_reflect(
+        ReflectInput(
+            sub_question="Who audits Acme?", document_section="Item 3", filing_id="f1", keywords=["auditor"]
+        ),
+        DEPS,
+    )
+    [gap] = note.gaps
+    assert gap.document_section is None and gap.query == "Who audits Acme?" and "Item 3" in gap.description
+    found = offline_reflect(
+        ReflectInput(
+            sub_question="Who audits Acme?",
+            document_section="Item 9",
+            evidence=[Evidence(evidence_id="S1-E1", text="KPMG LLP has audited ...")],
+        ),
+        DEPS,
+    )
+    assert found.gaps == []
+
+
+def _policy(gaps, *, handled=(), planned=3, done=2, max_steps=10, remaining=()):
+    return PolicyInput(
+        question="q",
+        steps_done=done,
+        max_steps=max_steps,
+        remaining=list(remaining),
+        remaining_tools=["search_10k"] * len(remaining),
+        new_claims_per_step=[1] * done,
+        tools_done=["search_10k"] * done,
+        last_note=ResearchNote(gaps=gaps),
+        planned_steps=planned,
+        handled_gaps=list(handled),
+    )
+
+
+def test_policy_follows_up_each_new_gap_once_within_the_budget():
+    gaps = [Gap(description=f"gap {i}", query=f"q{i}") for i in range(5)]
+    decision = offline_decide(_policy(gaps), DEPS)
+    assert decision.action == "continue" and [g.description for g in decision.follow_ups] == [
+        "gap 0",
+        "gap 1",
+        "gap 2",
+    ]
+    # Gaps that already have a follow-up are not researched again.
+    decision = offline_decide(_policy(gaps[:2], handled=["gap 0", "gap 1"]), DEPS)
+    assert decision.follow_ups == [] and decision.action == "finish" and "no gap remains" in decision.reason
+    # The step budget bounds the follow-ups.
+    decision = offline_decide(_policy(gaps, planned=9, done=8, max_steps=10), DEPS)
+    assert len(decision.follow_ups) == 1
+    decision = offline_decide(_policy(gaps, planned=10, done=10, max_steps=10), DEPS)
+    assert decision.action == "finish" and decision.follow_ups == []
+
+
+def test_rewriter_keeps_entities_years_and_adds_line_items():
+    out = offline_rewrite(
+        RewriteInput(
+            question="What was Acme's FY2024 capex?",
+            sub_question="What was Acme Tools' capex in FY2024?",
+            company="Acme Tools Corp",
+        ),
+        DEPS,
+    )
+    assert "Acme" in out.query and "FY2024" in out.query
+    assert "purchases of property plant and equipment" in out.query
+
+
+def test_evidence_pool_deduplicates_and_credits_every_step():
+    shared = Evidence(evidence_id="S1-E1", text="Revenue was $5.", chunk_id="c1")
+    again = shared.model_copy(update={"evidence_id": "S2-E3"})
+    other = Evidence(evidence_id="S2-E1", text="Costs were $3.", chunk_id="c2")
+    quoted = shared.model_copy(update={"evidence_id": "S3-E2", "quote": "Revenue was $5."})
+    digests = [
+        StepDigest(index=0, sub_question="a", tool="search_10k", evidence=[shared]),
+        StepDigest(index=1, sub_question="b", tool="search_10k", evidence=[other, again]),
+        StepDigest(index=2, sub_question="c", tool="calculator", evidence=[quoted]),
+    ]
+    pool = evidence_pool(digests)
+    assert [(e.evidence_id, e.found_by) for e in pool] == [("S1-E1", [0, 1]), ("S2-E1", [1]), ("S3-E2", [2])]
