@@ -107,6 +107,15 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
             avg = sum(e.value for e in done.values()) / len(done)  # type: ignore[misc]
             value = avg
             headline = f"{label}, {len(years)}-year average FY{years[0]}–FY{years[-1]}: {format_value(request, avg, inputs)} ({series})"
+        elif request.aggregate == "cagr":
+            periods = years[-1] - years[0]
+            value = (
+                ((last / first) ** (1 / periods) - 1) * 100
+                if first and last / first > 0 and periods
+                else None
+            )
+            rate = f"{value:+.1f}%" if value is not None else "n/a"
+            headline = f"{label}, compound annual growth FY{years[0]}–FY{years[-1]}: {rate} ({series})"
         elif request.kind == "amount":
             value = (last - first) / abs(first) * 100 if first else None
             change = f"{value:+.1f}%" if value is not None else "n/a"

@@ -297,24 +297,51 @@ def evaluate(tree: Node, year: int, lookup: Lookup) -> Evaluation:
 _DEFINED_RE = re.compile(
     r"(?:(?P<name>[A-Za-z][\w\s&/'’().-]{2,80}?)\s+(?:is|are|was|can be|should be)\s+(?:defined|calculated|computed)"
     r"|\b(?i:define|calculate|compute)\s+(?:the\s+)?(?P<name2>[A-Za-z][\w\s&/'’().-]{2,80}?))"
-    r"\s+as\b\s*:?\s*(?P<formula>.+?)(?:\.\s+[A-Z]|\.?\s*$|\?)",
+    r"\s+as\b\s*:?\s*(?P<formula>.+?)(?=\.\s+[A-Z]|\.?\s*$|\?)",
     re.S,
 )
+#: How deep definitions may refer to one another ("CCC is DIO + DSO - DPO", "DIO is ...").
+_MAX_NESTING = 3
+
+
+def _definitions(question: str) -> list[tuple[str, str, bool]]:
+    """(name, formula, stated with 'define/calculate ... as') of every definition, in order."""
+    out = []
+    for m in _DEFINED_RE.finditer(question):
+        name = re.sub(r"^(the|a|an)\s+", "", (m.group("name") or m.group("name2")).strip(), flags=re.I)
+        name = re.split(r"[.?;]\s+", name)[-1].strip()
+        out.append((name, m.group("formula").strip().rstrip("."), bool(m.group("name2"))))
+    return out
+
+
+def expand_names(formula: str, definitions: dict[str, str], depth: int = 0) -> str:
+    """The formula with each operand that names another definition replaced by that definition."""
+    if depth >= _MAX_NESTING or not definitions:
+        return formula
+    out = formula
+    for name in sorted(definitions, key=len, reverse=True):
+        pattern = rf"(?<![\w-]){re.escape(name)}(?![\w-])"
+        if re.search(pattern, out, re.I):
+            inner = expand_names(
+                definitions[name], {k: v for k, v in definitions.items() if k != name}, depth + 1
+            )
+            out = re.sub(pattern, lambda _m, inner=inner: f"({inner})", out, flags=re.I)
+    return out
 
 
 def defined_formula(question: str) -> tuple[str, str] | None:
-    """(metric name, formula) when the question defines the metric it asks for; None otherwise."""
-    m = _DEFINED_RE.search(question)
-    if not m:
+    """(metric name, formula) when the question defines the metric it asks for; None otherwise. Names that
+    other definitions in the question define ("DIO", "DPO") are replaced by their formulas."""
+    found = _definitions(question)
+    if not found:
         return None
-    formula = m.group("formula").strip().rstrip(".")
-    name = re.sub(r"^(the|a|an)\s+", "", (m.group("name") or m.group("name2")).strip(), flags=re.I)
-    name = re.split(r"[.?]\s+", name)[-1].strip()
+    name, formula, imperative = found[0]
+    formula = expand_names(formula, {n: f for n, f, _ in found[1:]})
     try:
         tree = parse_formula(formula)
     except FormulaError:
         return None
-    if tree[0] != "bin" and (tree[1].item is None or m.group("name2")):
+    if tree[0] != "bin" and (tree[1].item is None or imperative):
         # One phrase is prose ("calculate the margin as a share of revenue"), unless the question says
         # outright that a metric "is defined as" a line item.
         return None

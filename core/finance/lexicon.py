@@ -240,6 +240,7 @@ LINE_ITEMS: list[LineItem] = [
             r"purchases? of property(,)? (plant )?(and|&) equipment.*",
             r"(payments for |purchases of )?(additions to|acquisitions? of) property(,)? (plant )?(and|&) equipment.*",
             r"capital expenditures?.*",
+            r"capital spending",
             r"payments for (property|capital) .*",
             r"purchases? of (land,? )?(buildings|property)\b.*",
         ],

@@ -33,6 +33,7 @@ _WHY_RE = re.compile(
     re.I,
 )
 _HYPOTHETICAL_RE = re.compile(r"\b(would|hypothetical(ly)?|sensitivity|basis points?|bps)\b", re.I)
+_CAGR_RE = re.compile(r"\bcagr\b|compound(ed)? annual growth", re.I)
 _UNIT_ASKED_RE = re.compile(r"\b(?:usd|us\$|\$|dollars)?\s*(thousands|millions|billions)\b", re.I)
 
 
@@ -44,7 +45,7 @@ class FigureRequest:
     formula: str
     kind: str  # "percent" | "ratio" | "amount" | "days"
     years: list[int]
-    aggregate: str | None = None  # "change" | "average" across the years, or None
+    aggregate: str | None = None  # "change" | "average" | "cagr" across the years, or None
     defined_in_question: bool = False
     unit_asked: str | None = None  # "millions" / "billions" when the question asks for that unit
     line_items: list[LineItem] = field(default_factory=list)
@@ -57,7 +58,9 @@ class FigureRequest:
     def describe(self) -> str:
         """'fixed asset turnover ratio (FY2019)' — how the plan and the answer name it."""
         years = ", ".join(f"FY{y}" for y in self.years)
-        how = {"change": "change over ", "average": "average over "}.get(self.aggregate or "", "")
+        how = {"change": "change over ", "average": "average over ", "cagr": "CAGR over "}.get(
+            self.aggregate or "", ""
+        )
         return f"{self.name} ({how}{years})" if years else self.name
 
 
@@ -85,6 +88,8 @@ def _aggregate(question: str, years: list[int]) -> str | None:
         return None
     if _AVERAGE_OVER_RE.search(question):
         return "average"
+    if _CAGR_RE.search(question):
+        return "cagr"
     if _CHANGE_RE.search(question) or asks_for_change(question):
         return "change"
     return None

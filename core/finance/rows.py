@@ -55,7 +55,8 @@ class FigureRow:
     def per_share(self) -> bool:
         """A per-share figure (earnings or dividends per share), not an amount of the line item."""
         squashed = re.sub(r"\s+", "", f"{self.group} {self.label}").lower()
-        return bool(re.search(r"per(common|ordinary|diluted|basic)?share", squashed))
+        # "(in millions, except per share amounts)" heads a whole statement; it makes no row per-share.
+        return bool(re.search(r"(?<!except)per(common|ordinary|diluted|basic)?share", squashed))
 
     def value_for(self, year: int) -> Figure | None:
         """The value printed in `year`'s column (None when the row has no such column or it is blank)."""
@@ -202,8 +203,15 @@ def _label(words: list[tuple[str, int, int, str]], text: str) -> tuple[str, int,
             break
         chosen.insert(0, line)
     flat = [w for line in chosen for w in line]
-    heading = lines[-len(chosen) - 1] if len(lines) > len(chosen) else []
-    return " ".join(w[0] for w in flat), flat[0][1], " ".join(w[0] for w in heading)
+    heading = " ".join(w[0] for w in (lines[-len(chosen) - 1] if len(lines) > len(chosen) else []))
+    # "Adjustments to reconcile net income ...: Depreciation and amortization": a heading ending in a
+    # colon, run together with the row's label by the extraction; the label is what follows it.
+    for k, word in enumerate(flat[:-1]):
+        if word[0].endswith(":") and any(c.isalpha() for w in flat[k + 1 :] for c in w[0]):
+            heading = " ".join(w[0] for w in flat[: k + 1])
+            flat = flat[k + 1 :]
+            break
+    return " ".join(w[0] for w in flat), flat[0][1], heading
 
 
 def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
