@@ -47,6 +47,7 @@ bench: setup-dev
 	$(PY) benchmarks/ingest.py
 	$(PY) benchmarks/retrieval.py
 	$(PY) benchmarks/research.py
+	$(PY) benchmarks/evaluation.py
 
 clean:
 	rm -rf $(VENV) $(DATA_DIR) .pytest_cache .ruff_cache

@@ -34,18 +34,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from core.config import Settings  # noqa: E402
+from core.evaluation.systems import naive_pieces  # noqa: E402
 from core.index.store import IndexStore  # noqa: E402
 from core.index.vector_store import VectorStore  # noqa: E402
-from core.ingest.parse import parse_filing  # noqa: E402
 from core.ingest.pipeline import ingest_file  # noqa: E402
-from core.ingest.validate import check_upload  # noqa: E402
-from core.models import Chunk, SearchResult  # noqa: E402
+from core.models import SearchResult  # noqa: E402
 from core.retrieval.retriever import Retriever  # noqa: E402
 
 FINANCEBENCH = ROOT.parent / "shared" / "data" / "financebench"
 CACHE = ROOT / "benchmarks" / ".cache" / "retrieval"
 RESULTS = ROOT / "benchmarks" / "results"
-NAIVE_CHUNK_CHARS = 1000
 K = 10
 METHODS = ["naive", "vector", "keyword", "hybrid", "hybrid+rerank", "auto"]
 
@@ -145,28 +143,11 @@ def build_naive(store: IndexStore, docs: list[str]) -> VectorStore:
         if doc in done:
             continue
         started = time.perf_counter()
-        data = _pdf(doc).read_bytes()
-        parsed = parse_filing(data, check_upload(data, f"{doc}.pdf", 1 << 40))
-        pages: dict[int, list[str]] = {}
-        for block in parsed.blocks:
-            pages.setdefault(block.page, []).append(block.text)
-        chunks: list[Chunk] = []
-        for page, parts in sorted(pages.items()):
-            text = "\n".join(parts)
-            for start in range(0, len(text), NAIVE_CHUNK_CHARS):
-                piece = text[start : start + NAIVE_CHUNK_CHARS]
-                chunks.append(
-                    Chunk(
-                        chunk_id=f"{doc}-{len(chunks)}",
-                        filing_id=doc,
-                        section="Other",
-                        page=page,
-                        chunk_index=len(chunks),
-                        char_start=start,
-                        char_end=start + len(piece),
-                        text=piece,
-                    )
-                )
+        # The benchmark's cached naive index names pieces "<doc>-<n>" (no zero padding), as it always has.
+        chunks = [
+            c.model_copy(update={"chunk_id": f"{doc}-{c.chunk_index}"})
+            for c in naive_pieces(_pdf(doc).read_bytes(), f"{doc}.pdf", doc, doc)
+        ]
         if chunks:
             vectors.add(chunks, store.embedder.embed_documents([c.text for c in chunks]))
         done.add(doc)

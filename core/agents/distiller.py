@@ -108,17 +108,22 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
             ]
             out.append(_Sentence(sentence, ev.evidence_id, rank, set(content_terms(sentence)), bool(figures)))
         if numeric:
-            # PDF tables come out as lines of "label value value": each labelled row is a citable fact,
-            # quoted in the passage's own words.
-            for figure_row in read_rows(ev.text) if "|" not in ev.text else []:
-                if figure_row.text in seen or len(figure_row.text) > 300:
+            # PDF tables come out as lines of "label value value", HTML tables as Markdown rows: each
+            # labelled row is a citable fact (the same row in two tables, segment note and MD&A, once).
+            pdf_rows = read_rows(ev.text) if "|" not in ev.text else []
+            rows = [(r.text, r.text, r.label, r.caption) for r in pdf_rows if len(r.text) <= 300]
+            rows += [
+                (r.rendered, f"{r.label.lower()}|{'|'.join(r.values)}", r.label, r.caption)
+                for r in table_rows(ev.text)
+            ]
+            for text, key, row_label, row_caption in rows:
+                if text in seen or key in seen:
                     continue
-                seen.add(figure_row.text)
-                label = set(content_terms(figure_row.label))
-                caption = set(content_terms(figure_row.caption))
+                seen.update({text, key})
+                label, caption = set(content_terms(row_label)), set(content_terms(row_caption))
                 out.append(
                     _Sentence(
-                        figure_row.text,
+                        text,
                         ev.evidence_id,
                         rank,
                         label | caption,
@@ -127,24 +132,6 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
                         caption_terms=caption,
                     )
                 )
-            # Filings put many figures only in tables: a labelled row is a citable fact too.
-            for row in table_rows(ev.text):
-                # The same row often appears in two tables (segment note and MD&A): one card.
-                key = f"{row.label.lower()}|{'|'.join(row.values)}"
-                if row.rendered not in seen and key not in seen:
-                    seen.update({row.rendered, key})
-                    label, caption = set(content_terms(row.label)), set(content_terms(row.caption))
-                    out.append(
-                        _Sentence(
-                            row.rendered,
-                            ev.evidence_id,
-                            rank,
-                            label | caption,
-                            True,
-                            label_terms=label,
-                            caption_terms=caption,
-                        )
-                    )
     return out
 
 

@@ -393,38 +393,30 @@ def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool)
             else:
                 by_statement.setdefault(operand.item.statement, []).append(operand.item)
     year_text = ", ".join(f"FY{y}" for y in sorted(years))
+
+    def search(what: list[str], keywords: list[str], section: str | None, reason: str) -> DraftStep:
+        return DraftStep(
+            sub_question=f"{name} {', '.join(dict.fromkeys(what))}{where} for {year_text}",
+            keywords=list(dict.fromkeys(keywords))[:8],
+            document_section=section,
+            filing_id=filing.filing_id,
+            reason=reason,
+        )
+
     for statement, items in by_statement.items():
         items = list(dict.fromkeys(items))
-        names = ", ".join(i.name for i in items)
+        where = f" in the {STATEMENT_TITLES[statement]}"
+        keywords = [STATEMENT_SEARCH_TERMS[statement], *(i.search_terms for i in items)]
         steps.append(
-            DraftStep(
-                sub_question=f"{name} {names} in the {STATEMENT_TITLES[statement]} for {year_text}",
-                keywords=[STATEMENT_SEARCH_TERMS[statement], *(i.search_terms for i in items)][:8],
-                document_section="Item 8",
-                filing_id=filing.filing_id,
-                reason=f"{FIGURE_REASON} from the {STATEMENT_TITLES[statement]}",
-            )
+            search([i.name for i in items], keywords, "Item 8", f"{FIGURE_REASON} from the{where[3:]}")
         )
-    if segments:
+    where = ""
+    if segments:  # a segment's or product's figures are reported in MD&A and the segment notes
         steps.append(
-            DraftStep(
-                sub_question=f"{name} {', '.join(dict.fromkeys(segments))} for {year_text}",
-                keywords=list(dict.fromkeys(segments))[:8],
-                document_section=None,
-                filing_id=filing.filing_id,
-                reason=f"{FIGURE_REASON} (segment and product figures are reported in MD&A and the notes)",
-            )
+            search(segments, segments, None, f"{FIGURE_REASON} (segment figures: MD&A and the notes)")
         )
     if unknown:
-        steps.append(
-            DraftStep(
-                sub_question=f"{name} {', '.join(dict.fromkeys(unknown))} for {year_text}",
-                keywords=list(dict.fromkeys(unknown))[:8],
-                document_section="Item 8",
-                filing_id=filing.filing_id,
-                reason=FIGURE_REASON,
-            )
-        )
+        steps.append(search(unknown, unknown, "Item 8", FIGURE_REASON))
     for request in requests:
         steps.append(
             DraftStep(

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.evaluation.judge import llm_metrics
-from core.evaluation.metrics import reference_metrics
+from core.evaluation.metrics import TABLE_METRICS, reference_metrics
 from core.evaluation.questions import EvalSetError, QuestionSet
 from core.evaluation.systems import Systems
 from core.models import EvalConfig, EvalQuestion, EvalResult, EvalRun, Filing
@@ -24,26 +24,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Metrics of the summary table, in order: (name, variant, label).
-TABLE_METRICS: list[tuple[str, str, str]] = [
-    ("gold_evidence_hit", "reference", "gold evidence among the evidence"),
-    ("context_recall", "reference", "context recall"),
-    ("context_precision", "reference", "context precision"),
-    ("faithfulness", "reference", "faithfulness (claim support)"),
-    ("answer_correctness", "reference", "answer correctness"),
-    ("number_match", "reference", "gold number stated first (numeric questions)"),
-    ("number_anywhere", "reference", "gold number anywhere in the answer"),
-    ("token_f1", "reference", "token F1"),
-    ("answer_similarity", "reference", "answer similarity (embeddings)"),
-    ("citation_validity", "reference", "citations valid"),
-    ("refusal", "reference", "refusals"),
-    ("faithfulness", "llm", "faithfulness (LLM judge)"),
-    ("answer_correctness", "llm", "answer correctness (LLM judge)"),
-    ("context_precision", "llm", "context precision (LLM judge)"),
-    ("context_recall", "llm", "context recall (LLM judge)"),
-    ("steps", "reference", "steps"),
-    ("seconds", "reference", "seconds (mean)"),
-]
 BY_TYPE_METRICS = ["gold_evidence_hit", "number_match", "answer_correctness", "faithfulness"]
 
 

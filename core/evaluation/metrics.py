@@ -19,6 +19,34 @@ from core.models import Citation, EvalContext, EvalQuestion, MetricValue, System
 from core.report.citations import quote_in_text
 from core.tools.sentences import content_terms
 
+#: Every metric an evaluation reports, in table order: (name, variant, label). Variants say who judged:
+#: "reference" (against the ground truth, no LLM) or "llm" (core.evaluation.judge).
+TABLE_METRICS: list[tuple[str, str, str]] = [
+    ("gold_evidence_hit", "reference", "gold evidence among the evidence"),
+    ("context_recall", "reference", "context recall"),
+    ("context_precision", "reference", "context precision"),
+    ("faithfulness", "reference", "faithfulness (claim support)"),
+    ("answer_correctness", "reference", "answer correctness"),
+    ("number_match", "reference", "gold number stated first (numeric questions)"),
+    ("number_anywhere", "reference", "gold number anywhere in the answer"),
+    ("token_f1", "reference", "token F1"),
+    ("answer_similarity", "reference", "answer similarity (embeddings)"),
+    ("citation_validity", "reference", "citations valid"),
+    ("refusal", "reference", "refusals"),
+    ("faithfulness", "llm", "faithfulness (LLM judge)"),
+    ("answer_correctness", "llm", "answer correctness (LLM judge)"),
+    ("context_precision", "llm", "context precision (LLM judge)"),
+    ("context_recall", "llm", "context recall (LLM judge)"),
+    ("steps", "reference", "steps"),
+    ("seconds", "reference", "seconds (mean)"),
+]
+#: The ones an analyst reads first (the Evaluate page's table and chart).
+KEY_METRICS = [
+    m
+    for m in TABLE_METRICS
+    if m[0] not in ("number_anywhere", "token_f1", "answer_similarity", "steps", "seconds")
+]
+
 #: A context "repeats" gold evidence when this share of the shorter one's words is in the other.
 TEXT_MATCH = 0.6
 #: A claim is supported when this share of its content words is in the passages it cites.

@@ -31,6 +31,32 @@ NAIVE_CHUNK_CHARS = 1000
 ONE_SEARCH_TOP_N = ANCHOR_TOP_N
 
 
+def naive_pieces(data: bytes, filename: str, filing_id: str, id_prefix: str) -> list[Chunk]:
+    """The naive baseline's passages: each page's extracted text cut into fixed 1,000-character pieces."""
+    parsed = parse_filing(data, check_upload(data, filename, 1 << 40))
+    pages: dict[int, list[str]] = {}
+    for block in parsed.blocks:
+        pages.setdefault(block.page, []).append(block.text)
+    chunks: list[Chunk] = []
+    for page, parts in sorted(pages.items()):
+        text = "\n".join(parts)
+        for start in range(0, len(text), NAIVE_CHUNK_CHARS):
+            piece = text[start : start + NAIVE_CHUNK_CHARS]
+            chunks.append(
+                Chunk(
+                    chunk_id=f"{id_prefix}-{len(chunks):05d}",
+                    filing_id=filing_id,
+                    section="Other",
+                    page=page,
+                    chunk_index=len(chunks),
+                    char_start=start,
+                    char_end=start + len(piece),
+                    text=piece,
+                )
+            )
+    return chunks
+
+
 class NaiveIndex:
     """Fixed-size page splits of each filing in their own Chroma collection, beside the product index."""
 
@@ -46,28 +72,9 @@ class NaiveIndex:
         if self.has(filing.filing_id):
             return self.vectors.count([filing.filing_id])
         path = self.bench.settings.uploads_dir / f"{filing.filing_id}.{filing.source_type}"
-        data = path.read_bytes()
-        parsed = parse_filing(data, check_upload(data, filing.filename, 1 << 40))
-        pages: dict[int, list[str]] = {}
-        for block in parsed.blocks:
-            pages.setdefault(block.page, []).append(block.text)
-        chunks: list[Chunk] = []
-        for page, parts in sorted(pages.items()):
-            text = "\n".join(parts)
-            for start in range(0, len(text), NAIVE_CHUNK_CHARS):
-                piece = text[start : start + NAIVE_CHUNK_CHARS]
-                chunks.append(
-                    Chunk(
-                        chunk_id=f"naive-{filing.filing_id[:16]}-{len(chunks):05d}",
-                        filing_id=filing.filing_id,
-                        section="Other",
-                        page=page,
-                        chunk_index=len(chunks),
-                        char_start=start,
-                        char_end=start + len(piece),
-                        text=piece,
-                    )
-                )
+        chunks = naive_pieces(
+            path.read_bytes(), filing.filename, filing.filing_id, f"naive-{filing.filing_id[:16]}"
+        )
         if chunks:
             embeddings = self.bench.store.embedder.embed_documents([c.text for c in chunks])
             self.vectors.add(chunks, embeddings, with_text=True)

@@ -43,7 +43,7 @@ def test_sample_evaluation_runs_and_shows_systems_side_by_side(bench):
     frames = [df.value for df in at.dataframe]
     overall = next(f for f in frames if "Metric" in f.columns and "Variant" in f.columns)
     assert {"one-search", "deep"} <= set(overall.columns)
-    assert "Answer correctness" in set(overall["Metric"])
+    assert "answer correctness" in set(overall["Metric"])
     runs = bench.evaluations()
     assert len(runs) == 1 and runs[0].finished and len(runs[0].results) == 4
     # The drill-down shows both systems' answers for the chosen question.

@@ -9,23 +9,8 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+from core.evaluation.metrics import KEY_METRICS
 from core.models import EvalResult, EvalRun
-
-#: The metrics an analyst reads first, with their labels (reference-based variants unless marked).
-KEY_METRICS: list[tuple[str, str, str]] = [
-    ("gold_evidence_hit", "reference", "Gold evidence found"),
-    ("context_recall", "reference", "Context recall"),
-    ("context_precision", "reference", "Context precision"),
-    ("faithfulness", "reference", "Faithfulness"),
-    ("answer_correctness", "reference", "Answer correctness"),
-    ("number_match", "reference", "Gold number stated first"),
-    ("citation_validity", "reference", "Citations valid"),
-    ("refusal", "reference", "Refusals"),
-    ("faithfulness", "llm", "Faithfulness (LLM judge)"),
-    ("answer_correctness", "llm", "Answer correctness (LLM judge)"),
-    ("context_precision", "llm", "Context precision (LLM judge)"),
-    ("context_recall", "llm", "Context recall (LLM judge)"),
-]
 
 
 def _pct(value: float | None) -> float | None:
