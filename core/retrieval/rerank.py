@@ -10,7 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from core.config import Settings
+from core.config import DEFAULT_RERANKER_MODEL, Settings
 from core.index.embeddings import Embedder
 from core.models import Fallback, QueryAnalysis, ScoredChunk
 
@@ -136,7 +136,9 @@ def load_reranker(
             try:
                 cached = CrossEncoderReranker(model)
             except RerankerUnavailable as exc:
-                log.warning("cross-encoder unavailable, using the local scorer: %s", exc)
+                # The default model is not shipped, so its absence is routine; a configured one is a problem.
+                level = logging.INFO if model == DEFAULT_RERANKER_MODEL else logging.WARNING
+                log.log(level, "cross-encoder unavailable, using the local scorer: %s", exc)
                 cached = str(exc)
             _CACHE[model] = cached
     if isinstance(cached, CrossEncoderReranker):
@@ -145,6 +147,8 @@ def load_reranker(
         component="reranker",
         used=LocalReranker.name,
         reason=f"Cross-encoder {cached}; reranked with the local scorer instead.",
+        # The default model is not shipped: without it the local scorer is the documented default.
+        routine=model == DEFAULT_RERANKER_MODEL,
     )
     return LocalReranker(embedder, vectors=vectors, embed_query=embed_query), fallback
 

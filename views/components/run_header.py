@@ -45,6 +45,13 @@ def run_header(record: RunRecord) -> None:
     for fallback in record.fallbacks:
         grouped.setdefault((fallback.component, fallback.used), []).append(fallback)
     for (component, used), items in grouped.items():
+        if all(f.routine for f in items):
+            # The installation's documented default (no cross-encoder installed): said once, not a warning.
+            st.caption(
+                f":material/info: {escape_markdown(component.capitalize())}: {escape_markdown(used)} — "
+                f"{escape_markdown(items[0].reason)}"
+            )
+            continue
         steps = sorted({f.step_index + 1 for f in items if f.step_index is not None})
         where = f" (step {', '.join(map(str, steps))})" if steps else ""
         st.warning(
