@@ -321,6 +321,13 @@ RESERVED_FOR_REFLECTION = 3
 _DEFINITION_RE = re.compile(r"\b(defined|define|calculated|computed) as\b", re.I)
 
 
+def _without_company(text: str, company: str) -> str:
+    """`text` with the company's name (in its usual forms, possessive included) replaced by 'the company'."""
+    for form in company_forms(company):
+        text = re.sub(rf"(?<![\w&]){re.escape(form)}(?:['’]s?)?(?![\w&])", "the company", text, flags=re.I)
+    return text
+
+
 def _asks_for_figures(clause: str) -> bool:
     try:
         return bool(figure_requests(clause, None))
@@ -352,23 +359,26 @@ def filings_in_scope(question: str, filings: list[FilingInfo]) -> list[FilingInf
 def _request_question(request: FigureRequest) -> str:
     """A calculator sub-question that names the request so the calculator reads it back exactly."""
     years = " and ".join(f"FY{y}" for y in request.years)
-    how = ""
-    if request.aggregate == "change":
-        how = " and how it changed"
-    elif request.aggregate == "average":
-        how = f" as a {len(request.years)}-year average"
+    how = {"change": " and how it changed", "cagr": " and its compound annual growth"}.get(
+        request.aggregate or "", ""
+    )
+    lead = f"the {len(request.years)}-year average of " if request.aggregate == "average" else ""
     unit = f" (in USD {request.unit_asked})" if request.unit_asked else ""
     if request.defined_in_question:
-        return f"Calculate the {request.name} for {years}{how}{unit}. {request.name} is defined as: {request.formula}."
+        return (
+            f"What is {lead}the {request.name} for {years}{how}{unit}? "
+            f"{request.name} is defined as: {request.formula}."
+        )
     if request.formula == request.name:
-        return f"What is the {request.name} amount for {years}{how}{unit}?"
-    return f"Calculate the {request.name} for {years}{how}{unit}."
+        return f"What is {lead}the {request.name} amount for {years}{how}{unit}?"
+    return f"What is {lead}the {request.name} for {years}{how}{unit}?"
 
 
 def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool) -> list[DraftStep]:
     """Statement searches for the line items the requested figures need, then one calculator step each."""
     try:
-        requests = figure_requests(need, filing.fiscal_year)
+        # The company's own name is not a segment: "How much did American Water Works pay in dividends".
+        requests = figure_requests(_without_company(need, filing.company), filing.fiscal_year)
     except FormulaError:
         return []
     if not requests:

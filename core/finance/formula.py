@@ -333,16 +333,15 @@ def defined_formula(question: str) -> tuple[str, str] | None:
     """(metric name, formula) when the question defines the metric it asks for; None otherwise. Names that
     other definitions in the question define ("DIO", "DPO") are replaced by their formulas."""
     found = _definitions(question)
-    if not found:
-        return None
-    name, formula, imperative = found[0]
-    formula = expand_names(formula, {n: f for n, f, _ in found[1:]})
-    try:
-        tree = parse_formula(formula)
-    except FormulaError:
-        return None
-    if tree[0] != "bin" and (tree[1].item is None or imperative):
-        # One phrase is prose ("calculate the margin as a share of revenue"), unless the question says
-        # outright that a metric "is defined as" a line item.
-        return None
-    return name, formula
+    for k, (name, formula, imperative) in enumerate(found):
+        formula = expand_names(formula, {n: f for n, f, _ in found[k + 1 :]})
+        try:
+            tree = parse_formula(formula)
+        except FormulaError:
+            continue
+        if tree[0] != "bin" and (tree[1].item is None or imperative):
+            # One phrase is prose ("calculate the margin as a share of revenue"), unless the question says
+            # outright that a metric "is defined as" a line item.
+            continue
+        return name, formula
+    return None

@@ -168,9 +168,9 @@ LINE_ITEMS: list[LineItem] = [
             r"bottom line",
         ],
         [
-            r"net (income|earnings)( \(loss\))? attributable to [\w\s.,&'()]+",
+            r"net (income|earnings)( \(loss\))? attributable to (?!non-?controlling|minority)[\w\s.,&'()]+",
             r"net (income|earnings)( \(loss\))?",
-            r"net (income|earnings) attributable to .*",
+            r"(consolidated )?net (income|earnings)( \(loss\))?( including non-?controlling interests?)?",
         ],
         "income",
         "net income",

@@ -145,6 +145,9 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         less = _less_item(question, question.lower().find(name.lower()) + len(name))
         if less is not None:
             name, formula = f"{name} less {less.name}", f"({formula}) - {less.name}"
+        elif re.search(rf"{re.escape(name)}\s*%?\s*margin", question, re.I):
+            # "EBITDA % margin" with EBITDA defined: the defined amount as a share of revenue.
+            name, formula = f"{name} margin", f"({formula}) / revenue"
         return [
             FigureRequest(
                 name=name,

@@ -331,7 +331,8 @@ def calculate(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str,
         # statement that reports each input (after the retrieved pages, which rank first).
         statements = list(dict.fromkeys(st for r in requests for st in r.statements))
         for filing_id in [rec.filing_id] if rec.filing_id else [i.filing_id for i in infos]:
-            rows += deps.pages.statement_rows(filing_id, statements, rank=len(prior) + 1)
+            # A primary statement is the authority for its line items: its rows rank first.
+            rows = deps.pages.statement_rows(filing_id, statements, rank=-1) + rows
         labels = {i.filing_id: i.label for i in infos}
         for outcome, inputs, computed in run_figure_requests(
             requests, rows, step_prefix=prefix, labels=labels
