@@ -321,6 +321,9 @@ RESERVED_FOR_REFLECTION = 3
 _DEFINITION_RE = re.compile(r"\b(defined|define|calculated|computed) as\b", re.I)
 
 
+_EACH_RE = re.compile(r"\b(each of them|each|both|either|they|them)\b", re.I)
+
+
 def _without_company(text: str, company: str) -> str:
     """`text` with the company's name (in its usual forms, possessive included) replaced by 'the company'."""
     for form in company_forms(company):
@@ -417,9 +420,7 @@ def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool)
         items = list(dict.fromkeys(items))
         where = f" in the {STATEMENT_TITLES[statement]}"
         keywords = [STATEMENT_SEARCH_TERMS[statement], *(i.search_terms for i in items)]
-        steps.append(
-            search([i.name for i in items], keywords, "Item 8", f"{FIGURE_REASON} from the{where[3:]}")
-        )
+        steps.append(search([i.name for i in items], keywords, "Item 8", f"{FIGURE_REASON} from{where[3:]}"))
     where = ""
     if segments:  # a segment's or product's figures are reported in MD&A and the segment notes
         steps.append(
@@ -427,10 +428,17 @@ def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool)
         )
     if unknown:
         steps.append(search(unknown, unknown, "Item 8", FIGURE_REASON))
-    for request in requests:
+    # One calculator step per defined metric (its definition must travel with it); the other figures of
+    # the filing are computed together by one step.
+    groups = [[r] for r in requests if r.defined_in_question] + (
+        [[r for r in requests if not r.defined_in_question]]
+        if any(not r.defined_in_question for r in requests)
+        else []
+    )
+    for group in groups:
         steps.append(
             DraftStep(
-                sub_question=_request_question(request),
+                sub_question=" ".join(_request_question(r) for r in group),
                 tool="calculator",
                 keywords=[],
                 filing_id=filing.filing_id,
@@ -461,7 +469,10 @@ def _narrative_steps(
             company = _short_name(filing).rsplit(" FY", 1)[0]
             text = _resolve_pronouns(clause, company)
             if len(named) > 1 and not mentions_company(text, filing.company):
-                text = f"{company}: {text}"
+                # "how many employees did each have" -> "how many employees did Apple have"
+                text, replaced = _EACH_RE.subn(company, text, count=1)
+                if not replaced:
+                    text = f"{text} ({company})"
             item = item_for(text)
             if has_figures and item in (None, "Item 8"):
                 item = "Item 7"  # what drove a figure is discussed in MD&A

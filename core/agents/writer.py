@@ -46,16 +46,22 @@ def figure_answers(inputs: WriterInput) -> list[DraftClaim]:
     for step in inputs.steps:
         if step.tool != "calculator":
             continue
-        computed = [c for c in step.cards if c.evidence_ids]
-        for card in computed:
-            by_name[card.claim.split(":", 1)[0].split(" (FY")[0]] = DraftClaim(
-                text=card.claim, evidence_ids=card.evidence_ids
-            )
-        if not computed and step.evidence_note and "not computed" in step.evidence_note:
-            for part in step.evidence_note.split("; "):
-                name = part.split(":", 1)[0].split(" (FY")[0]
-                by_name.setdefault(name, DraftClaim(text=f"{part}.", evidence_ids=[]))
+        for card in step.cards:
+            if card.evidence_ids:  # a later computation (a re-run after follow-ups) replaces an earlier one
+                by_name[_figure_label(card.claim)] = DraftClaim(
+                    text=card.claim, evidence_ids=card.evidence_ids
+                )
+        for part in (step.evidence_note or "").split("; "):
+            if "not computed" in part:
+                by_name.setdefault(
+                    _figure_label(part), DraftClaim(text=f"{part.rstrip('.')}.", evidence_ids=[])
+                )
     return list(by_name.values())
+
+
+def _figure_label(headline: str) -> str:
+    """What a computed figure is ("Revenue", "NVIDIA research and development expense"), its values aside."""
+    return re.split(r":| \(|, \d", headline, maxsplit=1)[0].strip().lower()
 
 
 def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[DraftClaim]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from core.finance.formula import FormulaError, defined_formula, operands, parse_formula
+from core.finance.formula import defined_formula, operands, parse_formula
 from core.finance.lexicon import (
+    LINE_ITEM_BY_KEY,
     METRICS,
     LineItem,
     line_item_mentions,
@@ -33,6 +34,12 @@ _WHY_RE = re.compile(
     re.I,
 )
 _HYPOTHETICAL_RE = re.compile(r"\b(would|hypothetical(ly)?|sensitivity|basis points?|bps)\b", re.I)
+_SHARE_OF_RE = re.compile(
+    r"(?P<a>[\w&'’ ,-]{2,60}?)\s+(?P<how>as an? (?:share|percentage|percent|%|proportion) of|to|divided by|over|/)\s+"
+    r"(?P<b>(?:total |net )?[\w&'’ -]{2,40})",
+    re.I,
+)
+_INTENSITY_RE = re.compile(r"(?P<a>[\w&'’ -]{2,40}?)\s+intensity\b", re.I)
 _CAGR_RE = re.compile(r"\bcagr\b|compound(ed)? annual growth", re.I)
 _UNIT_ASKED_RE = re.compile(r"\b(?:usd|us\$|\$|dollars)?\s*(thousands|millions|billions)\b", re.I)
 
@@ -98,12 +105,20 @@ def _aggregate(question: str, years: list[int]) -> str | None:
 _HISTORY_RE = re.compile(r"\b(historical(ly)?|consistent(ly)?|over time|trend|past (three|3) years)\b", re.I)
 
 
+_PERIOD_CHANGE_RE = re.compile(
+    r"\b(year[- ]over[- ]year|yoy|change|growth|grow|grew|increase|decrease|improv|declin|deteriorat|profile"
+    r"|trajectory|trend)\w*",
+    re.I,
+)
+
+
 def _with_prior_year(question: str, years: list[int]) -> list[int]:
     """A single year plus the one before when the question asks how the figure changed ("improving"), or
     the three years a 10-K's statements cover when it asks about the history ("consistent")."""
     if len(years) == 1 and _HISTORY_RE.search(question):
         return [years[0] - 2, years[0] - 1, years[0]]
-    if len(years) == 1 and (_CHANGE_RE.search(question) or asks_for_change(question)):
+    # "Compare A's and B's R&D in FY2023" compares companies, not periods: no prior year then.
+    if len(years) == 1 and _PERIOD_CHANGE_RE.search(question):
         return [years[0] - 1, years[0]]
     return years
 
@@ -192,6 +207,46 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                 fallbacks=fallbacks,
             )
         )
+    for m in _INTENSITY_RE.finditer(question):
+        # "R&D intensity", "capital intensity": the line item as a share of revenue.
+        mentions = line_item_mentions(m.group("a"))
+        if not mentions or any(m.start() < e and s < m.end() for s, e in spans):
+            continue
+        item = mentions[-1][2]
+        years = _with_prior_year(question, _years(question, default_year))
+        spans.append((m.start("a") + mentions[-1][0], m.end()))
+        requests.append(
+            FigureRequest(
+                name=f"{item.name} as a share of revenue",
+                formula=f"{item.name} / revenue",
+                kind="percent",
+                years=years,
+                aggregate=_aggregate(question, years),
+                unit_asked=unit,
+                line_items=[item, LINE_ITEM_BY_KEY["revenue"]],
+            )
+        )
+    for m in _SHARE_OF_RE.finditer(question):
+        # "R&D expense as a share of revenue", "capex to revenue": a ratio of two line items.
+        top, bottom = line_item_mentions(m.group("a")), line_item_mentions(m.group("b"))
+        if not top or not bottom or any(m.start() < e and s < m.end() for s, e in spans):
+            continue
+        a, b = top[-1][2], bottom[0][2]
+        percent = bool(re.search(r"share|percent|%", m.group("how"), re.I))
+        years = _with_prior_year(question, _years(question, default_year))
+        # The ratio's own words: its numerator's mention and what follows it.
+        spans.append((m.start("a") + top[-1][0], m.end()))
+        requests.append(
+            FigureRequest(
+                name=f"{a.name} as a {'share' if percent else 'ratio'} of {b.name}",
+                formula=f"{a.name} / {b.name}",
+                kind="percent" if percent else "ratio",
+                years=years,
+                aggregate=_aggregate(question, years),
+                unit_asked=unit,
+                line_items=[a, b],
+            )
+        )
     if not requests and not _AMOUNT_WORDS.search(question) and not _CHANGE_RE.search(question):
         return []
     for start, end, item in line_item_mentions(question):
@@ -213,13 +268,8 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                 line_items=[item],
             )
         )
-    return requests
-
-
-def request_formula_ok(formula: str) -> bool:
-    """True when the calculator can read `formula`."""
-    try:
-        parse_formula(formula)
-    except FormulaError:
-        return False
-    return True
+    # The same figure named twice ("R&D intensity (R&D expense as a share of revenue)") is computed once.
+    unique: dict[tuple[str, str], FigureRequest] = {}
+    for request in requests:
+        unique.setdefault((request.formula.lower(), request.aggregate or ""), request)
+    return list(unique.values())

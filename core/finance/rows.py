@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from core.finance.periods import ColumnHeader, column_headers
 from core.tools.figures import Figure, find_figures
 
+# The unit opens a parenthesis or a line ("(In millions, except ...)", "Dollars in millions"); "shares in
+# thousands" later in the same parenthesis is the unit of a count, not of the table's amounts.
 _UNIT_RE = re.compile(
     r"\(\s*(?:\$|usd|us\$|dollars|amounts|dollar amounts)?\s*(?:in\s+)?(?P<a>millions|thousands|billions)\b"
-    r"|\b(?:in|amounts in|dollars in|\$ in)\s+(?P<b>millions|thousands|billions)\b",
+    r"|(?:^|\n)[ \t]*(?:amounts |dollars |\$ )?in\s+(?P<b>millions|thousands|billions)\b",
     re.I,
 )
 _SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
@@ -302,7 +304,13 @@ def _markdown_rows(text: str) -> list[FigureRow]:
         if not re.search(r"[A-Za-z]{2}", label):
             continue
         values = tuple(_figure(cells[k].replace(" ", "")) for k in numeric)
-        years = tuple(header_years[k] if k < len(header_years) else None for k in numeric)
+        in_header = [y for y in header_years if y is not None]
+        if len(in_header) == len(numeric):
+            # Currency signs and blanks sit in cells of their own in some tables: match values to the
+            # header's periods in order when their counts agree.
+            years = tuple(in_header)
+        else:
+            years = tuple(header_years[k] if k < len(header_years) else None for k in numeric)
         begin = start + line.index("|")
         statement, caption = _statement_before(text, begin)
         rows.append(

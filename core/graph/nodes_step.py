@@ -3,6 +3,7 @@ search_web, calculate."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -24,6 +25,7 @@ from core.graph.records import CandidateRef, StepRecord
 from core.graph.state import ResearchState
 from core.models import ANCHOR_TOP_N, Evidence, Fallback, KnowledgeCard, ScoredChunk, StrategyDecision
 from core.retrieval.rerank import keep_filter_first, rerank_pool
+from core.retrieval.routing import company_forms
 from core.tools.calculation_step import run_calculations
 from core.tools.figure_step import requests_in, run_figure_requests
 from core.tools.web_search import search_web as web_search_tool
@@ -321,6 +323,10 @@ def calculate(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str,
     infos = filing_infos(deps, [rec.filing_id] if rec.filing_id else list(state.get("filing_ids") or []))
     default_year = infos[0].fiscal_year if len(infos) == 1 else None
     requests = requests_in(rec.sub_question, default_year)
+    forms = company_forms(infos[0].company) if len(infos) == 1 else []
+    if forms and len(state.get("filing_ids") or []) > 1:
+        # With several filings in the run, each figure says whose it is.
+        requests = [replace(r, name=f"{forms[0]} {r.name}") for r in requests]
     evidence: list[Evidence] = []
     cards: list[KnowledgeCard] = []
     notes: list[str] = []
