@@ -151,7 +151,9 @@ def test_plan_edit_step_mode_override_graph_and_exports(app_server, page):
     # Edit the plan in the grid: delete the last step (row marker + Delete), then move step 1 to Item 1.
     grid = page.locator("[data-testid='stDataFrame']").first
     text_before = body_text(page)
-    steps_before = int(re.search(r"(\d+) step\(s\) as proposed", text_before).group(1))
+    found = re.search(r"(\d+) step\(s\) as proposed", text_before)
+    assert found, text_before[-3000:]
+    steps_before = int(found.group(1))
     delete_row(page, grid, steps_before - 1, f"{steps_before - 1} step(s) — edited")
     choose_in_cell(page, grid, row=0, column=3, option=re.compile(r"^Item 1 · Business"))
     page.wait_for_timeout(1500)
