@@ -8,6 +8,7 @@ import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from core.config import Settings
 from core.graph.cli_commands import add_research_commands
@@ -119,6 +120,28 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _result_record(result: Any) -> dict:
+    """The compact JSON of one evaluated answer."""
+    from core.evaluation.metrics import headline
+
+    out = result.output
+    return {
+        "qid": result.qid,
+        "qtype": result.qtype,
+        "system": result.system,
+        "question": result.question,
+        "reference": result.reference,
+        "answer_first": headline(out.answer)[:2000],
+        "evidence_pages": sorted({c.page for c in out.contexts if c.page is not None}),
+        "citations": len(out.citations),
+        "steps": out.steps,
+        "seconds": out.seconds,
+        "run_id": out.run_id,
+        "error": out.error,
+        "metrics": [m.model_dump() for m in result.metrics],
+    }
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate naive / one-search / deep on a question set; Markdown table on stdout, JSON to a file."""
     from core.evaluation.harness import EvalProgress, markdown_tables, summarise
@@ -165,7 +188,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     summary = summarise(run)
     print(markdown_tables(summary))
     if args.json:
-        payload = {"summary": summary, "results": [r.model_dump(mode="json") for r in run.results]}
+        # Per answer: its metrics, the answer stated first and where its evidence was; the full answers and
+        # passages stay in the workspace's run store (evaluations/<id>/results.jsonl).
+        payload = {"summary": summary, "results": [_result_record(r) for r in run.results]}
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(
             json.dumps(payload, indent=1, ensure_ascii=False, default=str), encoding="utf-8"
