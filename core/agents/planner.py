@@ -452,6 +452,8 @@ def _narrative_steps(
 ) -> list[DraftStep]:
     """Clauses that ask for text (risks, drivers, descriptions), one step per clause and filing in scope."""
     steps: list[DraftStep] = []
+    latest = max((f.fiscal_year for f in filings if f.fiscal_year), default=None)
+    years = [y for y in fiscal_years(need) if latest is None or y <= latest]
     for clause in split_clauses(need):
         if _DEFINITION_RE.search(clause):
             continue  # "X is defined as ..." tells the calculator how, it is nothing to search for
@@ -464,6 +466,9 @@ def _narrative_steps(
             continue
         if has_figures and not asks_why(clause) and _asks_for_figures(clause):
             continue  # the figure steps answer it
+        if years and not fiscal_years(clause):
+            # The question's period holds for each of its parts: "... in fiscal 2023, and how many employees".
+            clause = f"{clause.rstrip(' ?.')} in fiscal {' and '.join(map(str, years))}"
         named = [f for f in scope if mentions_company(clause, f.company)] or scope
         for filing in named:
             company = _short_name(filing).rsplit(" FY", 1)[0]

@@ -83,12 +83,17 @@ def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[Draf
         limit = ANSWER_SENTENCES
     claims: list[DraftClaim] = []
     seen: set[str] = set()
+    companies = {f.filing_id: f.company for f in inputs.filings} if len(inputs.filings) > 1 else {}
     for step in ordered:
         for card in step.cards[:1]:
             if card.claim in seen or not card.evidence_ids or card.confidence < 0.5:
                 continue
             seen.add(card.claim)
-            claims.append(DraftClaim(text=card.claim, evidence_ids=card.evidence_ids[:2]))
+            # With several filings, a passage's "we" and "the Company" need a name.
+            source = next((e for e in step.evidence if e.evidence_id == card.evidence_ids[0]), None)
+            owner = companies.get(source.filing_id or "") if source else None
+            text = f"{owner}: {card.claim}" if owner else card.claim
+            claims.append(DraftClaim(text=text, evidence_ids=card.evidence_ids[:2]))
         if len(claims) >= limit:
             break
     return claims

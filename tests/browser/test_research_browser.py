@@ -155,7 +155,7 @@ def test_plan_edit_step_mode_override_graph_and_exports(app_server, page):
     assert found, text_before[-3000:]
     steps_before = int(found.group(1))
     delete_row(page, grid, steps_before - 1, f"{steps_before - 1} step(s) — edited")
-    choose_in_cell(page, grid, row=0, column=3, option=re.compile(r"^Item 1 · Business"))
+    choose_in_cell(page, grid, row=0, column=4, option=re.compile(r"^Item 1 · Business"))
     page.wait_for_timeout(1500)
     wait_for_app(page)
     screenshot(page, "research-plan-edited")
@@ -187,6 +187,7 @@ def test_plan_edit_step_mode_override_graph_and_exports(app_server, page):
         "|| document.body.innerText.includes('References')",
         timeout=RUN_TIMEOUT_MS,
     )
+    wait_for_app(page)  # the pause's buttons exist only once the script has finished drawing
     if page.get_by_role("button", name="Finish now").count():
         page.get_by_role("button", name="Finish now").click()
     wait_for_text(page, "References")

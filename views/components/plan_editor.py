@@ -124,13 +124,13 @@ def plan_editor(plan: Plan, filings: list[Filing], key: str, disabled: bool = Fa
         hide_index=True,
         disabled=disabled,
         width="stretch",
-        column_order=["#", "Sub-question", "Tool", "Item", "Keywords", "Filing", "Why"],
+        column_order=["#", "Sub-question", "Why", "Tool", "Item", "Keywords", "Filing"],
         column_config={
             "#": st.column_config.NumberColumn(
                 "#", help="Order of execution; change it to move a step.", min_value=1, step=1, width=45
             ),
             "Sub-question": st.column_config.TextColumn(
-                "Sub-question", help="What this step should find out.", required=True, width=330
+                "Sub-question", help="What this step should find out.", required=True, width=300
             ),
             "Tool": st.column_config.SelectboxColumn(
                 "Tool", options=TOOLS, default="search_10k", required=True, width=105
