@@ -143,6 +143,8 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
     keyword_terms = {t for k in inputs.keywords for t in content_terms(k)}
     excluded = {t for term in inputs.exclude_terms for t in content_terms(term)}
     query_terms = (set(content_terms(inputs.sub_question)) | keyword_terms) - excluded - _GENERIC_TERMS
+    # The period scopes the search; as a word to match it would favour any sentence dated that year.
+    query_terms = {t for t in query_terms if not re.fullmatch(r"(fy)?(19|20)\d\d|fiscal|fy", t)}
     # Filings say "increased" where questions say "grew".
     query_terms |= {syn for t in list(query_terms) for syn in _SYNONYMS.get(t, ())}
     n = len(sentences) or 1
