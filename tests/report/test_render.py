@@ -54,8 +54,8 @@ def test_markdown_links_every_citation_to_its_reference(record) -> None:
         assert f'<a id="ref-{number}"></a>**\\[{number}\\]**' in md
     assert md.index("## Answer") < md.index("## References") < md.index("## Audit appendix")
     # The quote is verbatim text (escaped), shown as a blockquote under its reference.
-    assert "> Total revenue grew 17\\.9% to \\$422\\.6 million" in md
-    assert "Item 7 \\(Management" in md and "page 11" in md
+    assert "> Total revenue grew 17.9% to \\$422.6 million" in md
+    assert "Item 7 (Management" in md and "page 11" in md
 
 
 def test_markdown_without_html_anchors_has_no_html(record) -> None:
@@ -69,13 +69,13 @@ def test_markdown_audit_appendix_shows_plan_edits_strategy_and_fallbacks(record)
     appendix = md[md.index("## Audit appendix") :]
     assert "Version 2 — by the analyst" in appendix
     assert "Added step 2" in appendix
-    assert "**Strategy:** hybrid \\(decided by offline\\)" in appendix
+    assert "**Strategy:** hybrid (decided by offline)" in appendix
     assert "**Analyst override:** keyword" in appendix
     assert "**Filter widened:** Item 1A alone returned 2 chunks" in appendix
     assert "local lexical scorer" in appendix
     assert "web search unavailable" in appendix
-    assert "| e3 | Northwind Robotics, Inc\\. 10\\-K FY2025 | Item 7 | page 11 | 0\\.955 |" in appendix
-    assert "### Timings" in appendix and "retrieve\\_evidence 0\\.42 s" in appendix
+    assert "| e3 | Northwind Robotics, Inc. 10-K FY2025 | Item 7 | page 11 | 0\\.955 |" in appendix
+    assert "### Timings" in appendix and "retrieve\\_evidence 0.42 s" in appendix
     assert "### Token usage" in appendix
 
 
@@ -148,8 +148,8 @@ def test_answer_markdown_escapes_are_read_not_doubled(record) -> None:
     # The writer's own "Answer" heading is not repeated under ours.
     assert document.count(">Answer</h") == 1
     md = report_markdown(record)
-    assert "Revenue was \\$422\\.6 million [\\[3\\]](#ref-3)" in md
-    assert "*No web evidence\\: web search unavailable\\.*" in md
+    assert "Revenue was \\$422.6 million [\\[3\\]](#ref-3)" in md
+    assert "*No web evidence: web search unavailable.*" in md
 
 
 def test_answer_source_list_is_replaced_by_references_only_when_fully_resolvable(record) -> None:
