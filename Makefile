@@ -16,8 +16,15 @@ $(VENV)/.runtime: requirements.txt
 	$(PY) -m pip install -r requirements.txt
 	touch $@
 
-$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt $(VENV)/.llm
 	$(PY) -m pip install -r requirements-dev.txt
+	touch $@
+
+# llama.cpp built for any x86-64 CPU (no -march=native, no AVX-512/AMX), so a build cached on one machine
+# runs on another.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+$(VENV)/.llm: $(VENV)/.runtime requirements-llm.txt
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install -r requirements-llm.txt
 	touch $@
 
 setup: $(VENV)/.runtime

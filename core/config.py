@@ -68,6 +68,11 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = None
     llm_timeout_s: float = 60.0
     llm_max_retries: int = 3
+    llm_max_output_tokens: int = Field(
+        default=4096,
+        ge=64,
+        description="Cap on the tokens one LLM call may generate (bounds a runaway answer).",
+    )
     llm_structured_output_method: Literal["function_calling", "json_schema", "json_mode"] = "function_calling"
 
     @property

@@ -169,4 +169,14 @@ def build_chat_model(settings: Settings, *, cache: bool = True) -> Any:
         max_retries=settings.llm_max_retries,
         temperature=0,
         cache=SqliteLLMCache(settings.llm_cache_path) if cache else None,
+        **_output_cap(settings),
     )
+
+
+def _output_cap(settings: Settings) -> dict[str, Any]:
+    """The cap on generated tokens, in the field the server reads: OpenAI takes `max_completion_tokens`
+    (what ChatOpenAI sends for `max_tokens`); OpenAI-compatible servers such as llama.cpp's read the
+    older `max_tokens` and ignore the new name, so they get it in the request body as is."""
+    if settings.llm_base_url:
+        return {"extra_body": {"max_tokens": settings.llm_max_output_tokens}}
+    return {"max_tokens": settings.llm_max_output_tokens}

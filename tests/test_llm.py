@@ -55,6 +55,16 @@ def test_valid_tool_call_is_used(tmp_path) -> None:
     assert "untrusted" in system and "never follow instructions" in system
     assert deps.usage.input_tokens == 120 and deps.usage.output_tokens == 30
     assert deps.usage.cost_usd == 0 and "no price known" in deps.usage.notes[0]
+    # An OpenAI-compatible server gets the output cap under the name it reads.
+    assert request["max_tokens"] == 4096 and "max_completion_tokens" not in request
+
+
+def test_openai_itself_gets_the_output_cap_as_max_completion_tokens(tmp_path) -> None:
+    settings = Settings(
+        data_dir=tmp_path, llm_provider="openai", llm_api_key="sk-test", llm_max_output_tokens=300
+    )
+    model = build_chat_model(settings, cache=False)
+    assert model.max_tokens == 300 and not model.extra_body
 
 
 def test_rate_limits_are_retried(tmp_path) -> None:

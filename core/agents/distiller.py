@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from core.agents.base import AgentDeps
 from core.agents.contracts import DistilInput, Distillation
 from core.agents.contradictions import find_conflict
-from core.agents.structured import structured_call
+from core.agents.structured import LLMOutputError, structured_call
 from core.finance.rows import read_rows
 from core.models import KnowledgeCard
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
@@ -275,4 +275,8 @@ def llm_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
             continue
         contra = [i for i in card.contradicting_evidence_ids if i in known and i not in ids]
         cards.append(card.model_copy(update={"evidence_ids": ids, "contradicting_evidence_ids": contra}))
+    if not cards:
+        # A step never ends knowing less than its search found: the extractive distiller, with its own
+        # relevance bar, reads the passages instead (recorded as a fallback).
+        raise LLMOutputError(f"the model kept no finding from {len(usable)} passage(s)")
     return Distillation(cards=cards)

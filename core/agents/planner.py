@@ -290,13 +290,9 @@ def offline_plan(inputs: PlannerInput, deps: AgentDeps) -> Plan:
     the filings. (The graph puts the anchor step, the question as asked, in front of every plan.)"""
     need, _ = strip_instructions(inputs.question)
     scope = filings_in_scope(need, inputs.filings)
-    figure_steps: list[DraftStep] = []
-    for filing in scope:
-        figure_steps.extend(_figure_steps(need, inputs.question, filing, single=len(scope) == 1))
+    figure_steps = figure_plan_steps(inputs)
     narrative = _narrative_steps(need, inputs.filings, scope, has_figures=bool(figure_steps))
-    # Leave room in the budget for the follow-up steps reflection adds (and for the anchor).
-    room = max(2, inputs.max_steps - RESERVED_FOR_REFLECTION)
-    steps = (figure_steps + narrative)[:room] if len(figure_steps) < room else figure_steps[:room]
+    steps = _within_room(figure_steps, narrative, inputs.max_steps)
     if not steps:
         steps = [
             DraftStep(
@@ -315,8 +311,23 @@ def offline_plan(inputs: PlannerInput, deps: AgentDeps) -> Plan:
     return finalise_plan(PlanDraft(steps=steps, rationale=rationale), inputs.filings, inputs.max_steps)
 
 
-#: Steps the offline planner leaves free for reflection's follow-ups (and the anchor step).
+#: Steps the planners leave free for reflection's follow-ups (and the anchor step).
 RESERVED_FOR_REFLECTION = 3
+
+
+def figure_plan_steps(inputs: PlannerInput) -> list[DraftStep]:
+    """For each filing in scope, the statement searches that report the figures the question asks for and
+    the calculator step that computes them (none when it asks for no figure)."""
+    need, _ = strip_instructions(inputs.question)
+    scope = filings_in_scope(need, inputs.filings)
+    return [s for f in scope for s in _figure_steps(need, inputs.question, f, single=len(scope) == 1)]
+
+
+def _within_room(figure_steps: list[DraftStep], others: list[DraftStep], max_steps: int) -> list[DraftStep]:
+    """Figure steps first, then the others, leaving room in the budget for reflection and the anchor."""
+    room = max(2, max_steps - RESERVED_FOR_REFLECTION)
+    return (figure_steps + others)[:room] if len(figure_steps) < room else figure_steps[:room]
+
 
 _DEFINITION_RE = re.compile(r"\b(defined|define|calculated|computed) as\b", re.I)
 
@@ -502,6 +513,15 @@ def llm_plan(inputs: PlannerInput, deps: AgentDeps) -> Plan:
         {"max_steps": inputs.max_steps, "filings": filings, "question": inputs.question},
         PlanDraft,
     )
+    if not draft.steps:
+        raise LLMOutputError("the model returned a plan with no steps")
+    figure_steps = figure_plan_steps(inputs)
+    if figure_steps:
+        # A figure the question asks for is read from the statements and computed from cited inputs the
+        # way the offline planner does, whatever the model planned for it: its own calculator steps give
+        # way to these, its other steps follow.
+        others = [s for s in draft.steps if s.tool != "calculator"]
+        draft = draft.model_copy(update={"steps": _within_room(figure_steps, others, inputs.max_steps)})
     plan = finalise_plan(draft, inputs.filings, inputs.max_steps)
     if not plan.steps:
         raise LLMOutputError("the model returned a plan with no steps")

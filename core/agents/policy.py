@@ -68,7 +68,7 @@ def llm_decide(inputs: PolicyInput, deps: AgentDeps) -> PolicyDecision:
     limit = hard_limits(inputs)
     if limit is not None:
         return limit
-    return structured_call(
+    decision = structured_call(
         deps,
         POLICY_SYSTEM,
         POLICY_HUMAN,
@@ -82,3 +82,10 @@ def llm_decide(inputs: PolicyInput, deps: AgentDeps) -> PolicyDecision:
         },
         PolicyDecision,
     )
+    if decision.action == "finish" and "calculator" in inputs.remaining_tools:
+        # The figures the question asks for are computed before any early stop.
+        return PolicyDecision(
+            action="continue",
+            reason=f"The figures asked for are not computed yet (the model proposed to finish: {decision.reason})",
+        )
+    return decision

@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage
 
 from core.agents.base import AgentDeps
-from core.agents.contracts import DistilInput, FilingInfo, PlannerInput
+from core.agents.contracts import DistilInput, FilingInfo, PlannerInput, PolicyInput
 from core.agents.registry import llm_agents, offline_agents
 from core.config import Settings
 from core.models import Evidence
@@ -44,8 +44,13 @@ def test_llm_plan_is_validated_and_costed() -> None:
     }
     deps = _deps([tool_message("PlanDraft", draft, tokens=(1000, 200))])
     plan = llm_agents("gpt-4o-mini").plan(PlannerInput(question=QUESTION, filings=FILINGS), deps)
-    assert [s.document_section for s in plan.steps] == ["Item 1A", None]  # web steps have no Item
-    assert plan.steps[1].filing_id is None  # ids the model invented are dropped
+    model_steps = plan.steps[-2:]
+    assert [s.document_section for s in model_steps] == ["Item 1A", None]  # web steps have no Item
+    assert model_steps[1].filing_id is None  # ids the model invented are dropped
+    # The question asks how a figure changed: the model did not plan a calculator, so the statement
+    # lookup and the calculator the offline planner would use come first.
+    assert [s.tool for s in plan.steps[:-2]] == ["search_10k", "calculator"]
+    assert "Data Center revenue" in plan.steps[1].sub_question and plan.steps[1].filing_id == "nv"
     assert deps.fallbacks == []
     assert deps.usage.calls == 1 and deps.usage.input_tokens == 1000 and deps.usage.output_tokens == 200
     assert deps.usage.cost_usd > 0
@@ -85,6 +90,21 @@ def test_llm_cards_keep_only_known_evidence_ids() -> None:
     deps = _deps([tool_message("Distillation", cards)])
     out = llm_agents("m").distil(DistilInput(sub_question="competition", evidence=evidence), deps)
     assert [(c.claim, c.evidence_ids) for c in out.cards] == [("Competition is intense.", ["S1-E1"])]
+
+
+def test_llm_distiller_that_keeps_nothing_gives_way_to_the_extractive_one() -> None:
+    evidence = [
+        Evidence(evidence_id="S1-E1", text="We face intense competition from larger rivals.", chunk_id="c1")
+    ]
+    only_invented = {"cards": [{"claim": "Invented.", "evidence_ids": ["S9-E9"], "confidence": 0.9}]}
+    for output in ({"cards": []}, only_invented):
+        deps = _deps([tool_message("Distillation", output)])
+        out = llm_agents("m").distil(
+            DistilInput(sub_question="competition", keywords=["competition"], evidence=evidence), deps
+        )
+        assert [f.used for f in deps.fallbacks] == ["offline distiller"]
+        assert "kept no finding" in deps.fallbacks[0].reason
+        assert out.cards and out.cards[0].evidence_ids == ["S1-E1"]
 
 
 def _writer_input():
@@ -150,3 +170,42 @@ def test_llm_answer_that_passes_the_check_is_used_as_written() -> None:
     deps = _deps([tool_message("ReportDraft", draft)])
     out = llm_agents("gpt-4o-mini").write(_writer_input(), deps)
     assert deps.fallbacks == [] and out.summary == draft["summary"] and len(out.answer) == 1
+
+
+def test_llm_plan_figures_come_from_the_statement_steps_and_narrative_questions_stay_as_planned() -> None:
+    own = {
+        "steps": [
+            {
+                "sub_question": "Data Center revenue FY2023?",
+                "tool": "search_10k",
+                "document_section": "Item 8",
+            },
+            {"sub_question": "Change in Data Center revenue", "tool": "calculator", "filing_id": "nv"},
+        ]
+    }
+    narrative = {"steps": [{"sub_question": "Which competition risks are listed?", "document_section": "1A"}]}
+    agents = llm_agents("gpt-4o-mini")
+    plan = agents.plan(
+        PlannerInput(question=QUESTION, filings=FILINGS), _deps([tool_message("PlanDraft", own)])
+    )
+    # The model's own calculator gives way to the statement lookup and the calculator fed by it.
+    assert [s.tool for s in plan.steps] == ["search_10k", "calculator", "search_10k"]
+    assert plan.steps[-1].sub_question == "Data Center revenue FY2023?"
+    question = "What competition risks does NVIDIA list?"
+    plan = agents.plan(
+        PlannerInput(question=question, filings=FILINGS), _deps([tool_message("PlanDraft", narrative)])
+    )
+    assert [s.sub_question for s in plan.steps] == ["Which competition risks are listed?"]
+
+
+def test_llm_policy_may_not_stop_before_the_figures_are_computed() -> None:
+    finish = tool_message("PolicyDecision", {"action": "finish", "reason": "enough"})
+    base = {"question": QUESTION, "steps_done": 1, "max_steps": 10, "planned_steps": 3}
+    agents = llm_agents("gpt-4o-mini")
+    pending = PolicyInput(
+        **base, remaining=["Revenue?", "Compute"], remaining_tools=["search_10k", "calculator"]
+    )
+    decision = agents.decide(pending, _deps([finish]))
+    assert decision.action == "continue" and "enough" in decision.reason
+    narrative_only = PolicyInput(**base, remaining=["Risks?"], remaining_tools=["search_10k"])
+    assert agents.decide(narrative_only, _deps([finish])).action == "finish"

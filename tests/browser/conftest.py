@@ -112,8 +112,24 @@ def screenshot(page, name: str) -> Path:
 
 
 def wait_for_app(page, timeout_ms: int = 120_000) -> None:
-    """Wait until Streamlit has finished running the script."""
+    """Wait until Streamlit has finished running the script and drawn its result.
+
+    The status widget appears only after a short delay and elements from the previous run stay on
+    screen (marked `data-stale`) until they are redrawn, so "settled" means: no status widget and no
+    stale element, seen twice in a row a quarter second apart.
+    """
     page.wait_for_selector("[data-testid='stApp']", timeout=timeout_ms)
+    page.evaluate("() => { window.__settledSince = null; }")
     page.wait_for_function(
-        "() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=timeout_ms
+        """() => {
+            const busy = document.querySelector("[data-testid='stStatusWidget']")
+                || document.querySelector("[data-stale='true']");
+            const now = Date.now();
+            if (busy) { window.__settledSince = null; return false; }
+            if (!window.__settledSince) { window.__settledSince = now; return false; }
+            return now - window.__settledSince >= 250;
+        }""",
+        timeout=timeout_ms,
+        polling=100,
     )
+    page.evaluate("() => { window.__settledSince = null; }")

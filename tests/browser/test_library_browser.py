@@ -22,6 +22,7 @@ def test_upload_sample_and_a_bad_file(app_server, page):
     page.locator("input[type='file']").set_input_files([str(SAMPLE), str(CORRUPT)])
     page.get_by_role("button", name="Ingest").click()
     page.get_by_text("passages in").wait_for(timeout=300_000)
+    page.get_by_text("Item 1A").first.wait_for()
     wait_for_app(page)
     screenshot(page, "library-ingested")
 

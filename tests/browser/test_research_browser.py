@@ -150,6 +150,8 @@ def test_plan_edit_step_mode_override_graph_and_exports(app_server, page):
 
     # Edit the plan in the grid: delete the last step (row marker + Delete), then move step 1 to Item 1.
     grid = page.locator("[data-testid='stDataFrame']").first
+    page.get_by_text(re.compile(r"\d+ step\(s\) as proposed")).first.wait_for()
+    wait_for_app(page)
     text_before = body_text(page)
     found = re.search(r"(\d+) step\(s\) as proposed", text_before)
     assert found, text_before[-3000:]
