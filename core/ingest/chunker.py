@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import islice
 
 from core.ingest.document import ParsedFiling, Section
 from core.models import Chunk
@@ -43,6 +45,37 @@ def sentence_starts(text: str) -> list[int]:
     return [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
 
 
+class _Words:
+    """Word offsets of one text, so a slice's word count is two bisections.
+
+    Every whitespace-separated word is at least one token of the embedding model's tokenizer, so a slice
+    with more words than the limit cannot fit and is never sent to the tokenizer: each count stays within
+    one chunk's worth of text and cutting a block is linear in its length.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        for match in _WORD.finditer(text):
+            self.starts.append(match.start())
+            self.ends.append(match.end())
+
+    def between(self, start: int, stop: int) -> int:
+        return bisect_left(self.starts, stop) - bisect_left(self.starts, start)
+
+    def ends_between(self, start: int, stop: int) -> tuple[int, int]:
+        """Index range of the words that start at or after start and end at or before stop."""
+        return bisect_left(self.starts, start), bisect_right(self.ends, stop)
+
+
+def _more_words_than(text: str, n: int) -> bool:
+    return next(islice(_WORD.finditer(text), n, None), None) is not None
+
+
+def _fits(text: str, start: int, stop: int, words: _Words, count: TokenCounter, cap: int) -> bool:
+    return words.between(start, stop) <= cap and count(text[start:stop].rstrip()) <= cap
+
+
 def _split_long(
     text: str,
     base: int,
@@ -57,6 +90,7 @@ def _split_long(
     overlap repeated from the piece before, the first for headings that precede the block.
     """
     limit, rest_limit, first_limit = limits
+    words = _Words(text)
     # Tables split between rows, prose between sentences.
     bounds = [0, *(m.end() for m in re.finditer(r"\n", text))] if kind == "table" else sentence_starts(text)
     bounds.append(len(text))
@@ -67,11 +101,11 @@ def _split_long(
         end = start
         cap = (first_limit or limit) if not units else rest_limit
         # Grow the piece sentence by sentence while it fits.
-        while k < len(bounds) and count(text[start : bounds[k]].rstrip()) <= cap:
+        while k < len(bounds) and _fits(text, start, bounds[k], words, count, cap):
             end = bounds[k]
             k += 1
         if end == start:  # one sentence longer than the limit: cut it at word boundaries
-            end = _word_cut(text, start, bounds[k] if k < len(bounds) else len(text), count, cap)
+            end = _word_cut(text, start, bounds[k] if k < len(bounds) else len(text), words, count, cap)
             if end >= bounds[k]:
                 k += 1
         piece = text[start:end]
@@ -88,14 +122,23 @@ def _split_long(
     return units
 
 
-def _word_cut(text: str, start: int, stop: int, count: TokenCounter, limit: int) -> int:
-    """The furthest word boundary after start (before stop) whose slice fits the limit; at least one word."""
-    best = None
-    for match in _WORD.finditer(text, start, stop):
-        if best is not None and count(text[start : match.end()]) > limit:
-            break
-        best = match.end()
-    return best if best is not None else stop
+def _word_cut(text: str, start: int, stop: int, words: _Words, count: TokenCounter, limit: int) -> int:
+    """The furthest word boundary after start (before stop) whose slice fits the limit; at least one word.
+
+    A longer prefix never has fewer tokens, so the boundary is found by bisection over at most `limit`
+    words (no more can fit), with a handful of tokenizer calls.
+    """
+    first, last = words.ends_between(start, stop)
+    if first >= last:
+        return stop
+    lo, hi = first, min(last, first + limit) - 1  # word indexes; the answer is at least `first`
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count(text[start : words.ends[mid]]) <= limit:
+            lo = mid
+        else:
+            hi = mid - 1
+    return words.ends[lo]
 
 
 def _units(
@@ -103,8 +146,9 @@ def _units(
 ) -> list[_Unit]:
     units: list[_Unit] = []
     for block in parsed.blocks[section.start_block : section.end_block]:
-        tokens = count(block.text)
-        if tokens <= limit:
+        # More words than the limit cannot fit (a word is at least one token): skip counting a huge block.
+        tokens = None if _more_words_than(block.text, limit) else count(block.text)
+        if tokens is not None and tokens <= limit:
             units.append(_Unit(block.char_start, block.char_end, tokens, block.kind, block.page))
         else:
             # Leave room for headings right before the block so they can share its first chunk.
@@ -133,13 +177,23 @@ def _overlap_start(text: str, draft: _Draft, count: TokenCounter, overlap: int) 
             break
         best = offset
     if best is None:
-        # No sentence fits: repeat the last words instead.
-        words = list(_WORD.finditer(body))
-        for match in reversed(words[1:]):
-            if count(body[match.start() :]) > overlap:
-                break
-            best = match.start()
+        best = _overlap_words(body, count, overlap)
     return None if best is None else last.start + best
+
+
+def _overlap_words(body: str, count: TokenCounter, overlap: int) -> int | None:
+    """Where the longest run of whole last words (not the first) within `overlap` tokens starts, if any.
+
+    A shorter tail never has more tokens, so it is found by bisection over the last `overlap` words."""
+    starts = _Words(body).starts
+    lo, hi = max(1, len(starts) - overlap), len(starts)  # hi: no word fits
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if count(body[starts[mid] :]) <= overlap:
+            hi = mid
+        else:
+            lo = mid + 1
+    return starts[lo] if lo < len(starts) else None
 
 
 def chunk_sections(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from core.ingest.document import ParsedFiling, RawBlock, Section, assemble
+from core.ingest.document import ParsedFiling, Section, assemble
 from core.ingest.errors import IngestError
 from core.ingest.loaders import load_html, load_pdf, load_txt
 from core.ingest.loaders.txt import decode_text
@@ -19,6 +19,8 @@ _FILING_WORDS = re.compile(
     r"securities\s+and\s+exchange\s+commission|form\s+10-[kq]|form\s+8-k|annual\s+report|fiscal\s+year", re.I
 )
 _MIN_FILING_CHARS = 2000
+#: A line that starts with "Item"/"Items" and a number (its first 200 characters), for the heading check.
+_ITEM_LINE = re.compile(r"^[^\S\n]*(items?[^\S\n]*\d[^\n]{0,200})", re.I | re.M)
 
 
 def parse_filing(data: bytes, source_type: SourceType) -> ParsedFiling:
@@ -37,9 +39,11 @@ def parse_filing(data: bytes, source_type: SourceType) -> ParsedFiling:
     text, blocks = assemble(raw)
     if not text.strip():
         raise IngestError("No text could be extracted from this file.", stage="parse")
-    if source_type == "html" and not _looks_like_filing(raw, text):
+    if source_type in ("html", "txt") and not looks_like_filing(text):
+        kind = "web page" if source_type == "html" else "text file"
         raise IngestError(
-            "This web page does not look like an SEC filing (no 'Item 1' / 'Item 7' headings, little text).",
+            f"This {kind} does not look like an SEC filing: it has no 'Item 1' / 'Item 7' style headings "
+            "and does not name a form or an annual report.",
             stage="parse",
         )
     meta = detect_metadata(text, xbrl)
@@ -56,10 +60,13 @@ def parse_filing(data: bytes, source_type: SourceType) -> ParsedFiling:
     )
 
 
-def _looks_like_filing(raw: list[RawBlock], text: str) -> bool:
-    has_items = any(match_item_heading(block.text.split("\n", 1)[0]) for block in raw)
-    if has_items:
-        return True
+def looks_like_filing(text: str) -> bool:
+    """The one rule for web pages and text files (PDFs are judged by their pages instead): a line that
+    starts with a 10-K Item heading, or at least a page of text that names the SEC, a form or an annual
+    report near its start. Linear in the text: only lines that start with "Item" are looked at closely."""
+    for line in _ITEM_LINE.finditer(text):
+        if match_item_heading(line.group(1)):
+            return True
     return len(text) >= _MIN_FILING_CHARS and bool(_FILING_WORDS.search(text[:20000]))
 
 

@@ -141,6 +141,31 @@ def test_one_enormous_sentence_is_cut_at_words():
     assert {c.section for c in chunks} == {"Item 7"}
 
 
+def test_cutting_a_huge_one_line_text_is_linear_in_its_length():
+    """A 10 MB line with no sentence end must not be re-tokenized from every cut to its end."""
+    words = " ".join(f"word{i % 97}" for i in range(20_000))
+    text = "Item 1. Business\n\n" + words
+    parsed = parse_filing(text.encode(), "txt")
+    sections = split_sections(parsed)
+    counted = []
+
+    def two_tokens_a_word(piece: str) -> int:  # like a subword tokenizer: never fewer tokens than words
+        counted.append(len(piece))
+        return 2 * word_count(piece)
+
+    chunks = chunk_sections(
+        parsed,
+        sections,
+        filing_id="f" * 64,
+        count_tokens=two_tokens_a_word,
+        max_tokens=100,
+        overlap_tokens=20,
+    )
+    assert all(two_tokens_a_word(c.text) <= 100 for c in chunks)
+    assert sum(counted) < 30 * len(text), "each character is tokenized a bounded number of times"
+    assert len(counted) < 30 * len(chunks), "a bounded number of tokenizer calls per chunk"
+
+
 def test_chunks_do_not_cross_pages_except_short_carry_overs():
     pages = [f"Item 1. Business\n\nPage {p} starts. " + "Words fill this page. " * 30 for p in range(1, 4)]
     parsed = parse_filing("\f".join(pages).encode(), "txt")

@@ -125,3 +125,38 @@ def test_filename_is_never_used_as_a_path(store):
     stored = list(store.settings.uploads_dir.iterdir())
     assert [p.name for p in stored] == [f"{result.filing.filing_id}.txt"]
     assert result.filing.filename == hostile  # kept for display only
+
+
+SHORT_FILING_LINES = [
+    "ANNUAL REPORT ON FORM 10-K",
+    "Acme Widgets, Inc.",
+    "Item 1. Business",
+    "We make widgets.",
+    "Item 1A. Risk Factors",
+    "Widgets may break.",
+    "Item 7. Management's Discussion and Analysis",
+    "Sales rose.",
+    "Item 7A. Quantitative and Qualitative Disclosures About Market Risk",
+    "Rates move.",
+]
+
+
+def test_a_short_filing_is_judged_alike_as_html_with_line_breaks_and_as_text(store):
+    html = "<html><body>" + "<br>".join(SHORT_FILING_LINES) + "</body></html>"
+    text = "\n".join(SHORT_FILING_LINES)
+    sections = []
+    for name, data in (("short.html", html.encode()), ("short.txt", text.encode())):
+        result = ingest_file(store, data, name)
+        assert result.ok, result.error
+        sections.append(set(result.filing.sections))
+    assert sections[0] == sections[1] and {"Item 1", "Item 1A", "Item 7", "Item 7A"} <= sections[0]
+
+
+@pytest.mark.parametrize("name", ["words.txt", "words.html"])
+def test_text_without_any_filing_structure_is_rejected_alike_for_html_and_text(store, name):
+    words = " ".join(["revenue growth market company product customer"] * 20_000)  # ~1 MB, one line
+    data = f"<html><body><p>{words}</p></body></html>" if name.endswith(".html") else words
+    result = ingest_file(store, data.encode(), name)
+    assert not result.ok and "does not look like an sec filing" in result.error.lower()
+    assert result.stage_seconds.get("chunk") is None, "rejected before any chunking"
+    assert _state(store) == ([], 0, 0, 0, [])

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from core.ingest.document import BlockKind, RawBlock
 from core.ingest.errors import IngestError
-from core.ingest.loaders.txt import decode_text, normalise_line
-from core.ingest.sections import is_page_number, match_item_heading, match_part_heading
+from core.ingest.loaders.txt import decode_text, normalise_line, paragraph_blocks
+from core.ingest.sections import is_heading_line, is_page_number, match_item_heading, match_part_heading
 from core.ingest.tables import Cell, clean_table, is_layout_table, layout_lines, markdown_parts
 
 #: Largest Markdown table kept as one block; bigger ones are split by rows with the header repeated.
@@ -57,6 +58,12 @@ class _Walker:
             return
         if visible and all(p.link for p in visible) and text.lower() == "table of contents":
             return  # the "Table of Contents" back-link EDGAR repeats at the top of every page
+        kept = text.split("\n")
+        if any(is_heading_line(line, previous) for previous, line in pairwise(kept)):
+            # Headings set apart only by <br> (a short filing typed as one paragraph): split the way a
+            # text file is, so both give the same Items.
+            self.pages[-1].extend((b.kind, b.text) for b in paragraph_blocks(text, 0))
+            return
         kind: BlockKind = "text"
         first = text.split("\n", 1)[0]
         if (
