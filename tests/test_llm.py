@@ -79,14 +79,14 @@ def test_server_errors_exhaust_retries_then_fall_back(tmp_path) -> None:
         plan, deps = _plan(_settings(tmp_path, stub.base_url))
     assert len(stub.requests) == 3  # first try + llm_max_retries
     assert plan.steps  # the offline planner answered
-    assert deps.fallbacks[0].used == "offline planner" and "500" in deps.fallbacks[0].reason
+    assert deps.fallbacks[0].used == "offline planner" and "HTTP 500" in deps.fallbacks[0].reason
 
 
 def test_timeouts_fall_back(tmp_path) -> None:
     with OpenAIStub(["slow", "slow"], delay_s=1.5) as stub:
         _, deps = _plan(_settings(tmp_path, stub.base_url, llm_timeout_s=0.4, llm_max_retries=1))
     assert len(stub.requests) == 2
-    assert "Timeout" in deps.fallbacks[0].reason
+    assert "did not answer within the time limit" in deps.fallbacks[0].reason
 
 
 def test_malformed_and_invalid_output_fall_back(tmp_path) -> None:
@@ -95,7 +95,7 @@ def test_malformed_and_invalid_output_fall_back(tmp_path) -> None:
     assert deps.fallbacks and deps.fallbacks[0].component == "llm planner"
     with OpenAIStub(["invalid"]) as stub:
         _, deps = _plan(_settings(tmp_path, stub.base_url))
-    assert len(stub.requests) == 1 and "did not validate" in deps.fallbacks[0].reason
+    assert len(stub.requests) == 1 and "expected structure" in deps.fallbacks[0].reason
 
 
 def test_sqlite_cache_answers_repeated_prompts(tmp_path) -> None:
@@ -134,3 +134,15 @@ def test_prices_usage_and_engine_name() -> None:
     assert usage.add(TokenUsage(calls=1, notes=["n"])).calls == 2
     assert engine_name(Settings()) == "offline"
     assert engine_name(Settings(llm_provider="openai", llm_model="m")) == "llm:m"
+
+
+def test_an_unreachable_server_is_one_plain_sentence_and_the_detail_goes_to_the_log(tmp_path, caplog) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    _, deps = _plan(_settings(tmp_path, f"http://127.0.0.1:{port}/v1", llm_max_retries=0))
+    reason = deps.fallbacks[0].reason
+    assert reason == "The LLM server could not be reached."
+    assert "ConnectionError" in caplog.text, "the exception is logged for the engineer"

@@ -18,7 +18,35 @@ OutT = TypeVar("OutT", bound=BaseModel)
 
 
 class LLMOutputError(RuntimeError):
-    """The model answered, but not with output that validates against the expected schema."""
+    """The model answered, but not with output that validates against the expected schema.
+
+    Its message is a sentence for the analyst (no schema dump, no path); `detail` is for the log."""
+
+    def __init__(self, message: str, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail
+
+
+def describe_llm_failure(exc: BaseException) -> str:
+    """What went wrong with an LLM call, in one sentence an analyst understands (no exception text)."""
+    if isinstance(exc, LLMOutputError):
+        message = str(exc).strip().rstrip(".")
+        return message[:1].upper() + message[1:] + "."
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError):
+        return "The LLM did not answer within the time limit."
+    if isinstance(exc, openai.APIConnectionError):
+        return "The LLM server could not be reached."
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return "The LLM provider rejected the API key."
+    if isinstance(exc, openai.RateLimitError):
+        return "The LLM provider is rate-limiting requests or the quota is used up."
+    if isinstance(exc, openai.NotFoundError):
+        return "The LLM provider does not know the configured model."
+    if isinstance(exc, openai.APIStatusError):
+        return f"The LLM provider answered with an error (HTTP {exc.status_code})."
+    return "The LLM call failed unexpectedly; the log has the details."
 
 
 def structured_call(
@@ -41,13 +69,16 @@ def structured_call(
     error = result.get("parsing_error") if isinstance(result, dict) else None
     if parsed is None or error is not None:
         raise LLMOutputError(
-            f"output did not validate: {str(error)[:300] if error else 'no structured output'}"
+            "the model's answer did not have the expected structure",
+            detail=str(error)[:300] if error else "no structured output",
         )
     if isinstance(parsed, dict):
         try:
             parsed = output.model_validate(parsed)
         except ValidationError as exc:
-            raise LLMOutputError(f"output did not validate: {str(exc)[:300]}") from exc
+            raise LLMOutputError(
+                "the model's answer did not have the expected structure", detail=str(exc)[:300]
+            ) from exc
     return parsed
 
 
@@ -62,8 +93,16 @@ def with_fallback(
         try:
             return llm_fn(inputs, deps)
         except Exception as exc:  # noqa: BLE001 - every LLM failure falls back to the offline agent
-            reason = f"{type(exc).__name__}: {exc}"
-            log.warning("LLM %s failed, running offline %s: %s", role, role, reason[:200])
+            detail = getattr(exc, "detail", None)
+            log.warning(
+                "LLM %s failed, running offline %s: %s: %s%s",
+                role,
+                role,
+                type(exc).__name__,
+                str(exc)[:300],
+                f" ({detail})" if detail else "",
+            )
+            reason = describe_llm_failure(exc)
             deps.record_fallback(component=f"llm {role}", used=f"offline {role}", reason=reason)
             return offline_fn(inputs, deps)
 

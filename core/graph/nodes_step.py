@@ -3,6 +3,7 @@ search_web, calculate."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from typing import Any
 
@@ -29,6 +30,8 @@ from core.retrieval.routing import company_forms
 from core.tools.calculation_step import run_calculations
 from core.tools.figure_step import requests_in, run_figure_requests
 from core.tools.web_search import search_web as web_search_tool
+
+log = logging.getLogger(__name__)
 
 
 def _company(deps: ResearchDeps, state: ResearchState, filing_id: str | None) -> str | None:
@@ -218,14 +221,15 @@ def rerank_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
             already = {(f.get("component"), f.get("used")) for f in state.get("fallbacks") or []}
             if loaded is not None and (loaded.component, loaded.used) not in already:
                 fallbacks.append(loaded.model_copy(update={"step_index": index}))
-        except Exception as exc:  # noqa: BLE001 - keep first-stage order rather than lose the step
+        except Exception:  # keep first-stage order rather than lose the step (logged)
+            log.exception("reranking step %d failed; keeping the search order", index)
             chunks = keep_filter_first(rec.pool, top_n)
             reranker_name = "none (first-stage order)"
             fallbacks.append(
                 Fallback(
                     component="reranker",
                     used="first-stage order",
-                    reason=f"{type(exc).__name__}: {exc}",
+                    reason="The reranker failed on this step; the passages keep their search order.",
                     step_index=index,
                 )
             )

@@ -74,18 +74,20 @@ def _load_cross_encoder(model: str) -> Any:
     try:
         from sentence_transformers import CrossEncoder
     except ImportError as exc:  # pragma: no cover - sentence-transformers is a runtime dependency
-        raise RerankerUnavailable(f"sentence-transformers is not installed ({exc})") from exc
+        raise RerankerUnavailable("sentence-transformers is not installed") from exc
     path = Path(model).expanduser()
     source = str(path) if path.is_dir() else model
     try:
         # local_files_only makes a missing hub model fail at once instead of retrying for ~47 s offline.
         return CrossEncoder(source, local_files_only=True, device="cpu")
     except Exception as exc:  # any load failure means "not available here"
+        log.info("cross-encoder %r could not be loaded: %s: %s", model, type(exc).__name__, exc)
         if path.is_dir():
-            detail = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        else:
-            detail = "no such model directory, and not in the local model cache"
-        raise RerankerUnavailable(f"{model!r} is not available locally ({detail})") from exc
+            # The analyst chose a folder: name no path in the message (it goes into reports).
+            raise RerankerUnavailable(
+                "the cross-encoder in the configured folder could not be loaded"
+            ) from exc
+        raise RerankerUnavailable(f"the cross-encoder {model!r} is not installed on this machine") from exc
 
 
 class CrossEncoderReranker:
@@ -146,7 +148,7 @@ def load_reranker(
     fallback = Fallback(
         component="reranker",
         used=LocalReranker.name,
-        reason=f"Cross-encoder {cached}; reranked with the local scorer instead.",
+        reason=f"{cached[:1].upper()}{cached[1:]}; reranked with the local scorer instead.",
         # The default model is not shipped: without it the local scorer is the documented default.
         routine=model == DEFAULT_RERANKER_MODEL,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -10,6 +11,8 @@ from typing import Any
 
 from core.config import Settings
 from core.models import Evidence, Fallback
+
+log = logging.getLogger(__name__)
 
 SearchFn = Callable[[str, int], list[dict[str, Any]]]
 UNAVAILABLE = "web search unavailable"
@@ -41,7 +44,7 @@ def search_web(
 ) -> WebSearchOutcome:
     """Search the web for `query`; returns Evidence(kind="web") or a 'web search unavailable' note."""
     if not settings.web_search_enabled:
-        return _unavailable("disabled in settings (web_search_enabled=False)")
+        return _unavailable("it is turned off in Settings")
     fn: SearchFn = search_fn or (lambda q, n: ddgs_search(q, n, settings.web_search_timeout_s))
     # ddgs has its own HTTP timeout, but a hung DNS lookup is not covered by it: bound the whole call.
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="web-search")
@@ -49,10 +52,10 @@ def search_web(
         future = pool.submit(fn, query, max_results)
         raw = future.result(timeout=settings.web_search_timeout_s)
     except concurrent.futures.TimeoutError:
-        return _unavailable(f"timed out after {settings.web_search_timeout_s:g} s")
+        return _unavailable(f"the search timed out after {settings.web_search_timeout_s:g} s")
     except Exception as exc:  # noqa: BLE001 - any search failure must leave the run going
-        detail = str(exc).strip().splitlines()[0][:80] if str(exc).strip() else ""
-        return _unavailable(f"{type(exc).__name__}" + (f" ({detail})" if detail else ""))
+        log.info("web search for %r failed: %s: %s", query, type(exc).__name__, exc)
+        return _unavailable("the search service could not be reached or returned an error")
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
     retrieved = datetime.now(UTC).date().isoformat()
@@ -84,6 +87,8 @@ def _unavailable(reason: str) -> WebSearchOutcome:
         evidence=[],
         note=note,
         fallback=Fallback(
-            component="web search", used="no web evidence; the step is recorded as unsearched", reason=reason
+            component="web search",
+            used="no web evidence; the step is recorded as unsearched",
+            reason=f"{reason[:1].upper()}{reason[1:]}.",
         ),
     )

@@ -67,7 +67,7 @@ def test_invalid_output_falls_back_to_offline_and_is_recorded() -> None:
     assert len(deps.fallbacks) == 1
     fb = deps.fallbacks[0]
     assert (fb.component, fb.used) == ("llm planner", "offline planner")
-    assert "validate" in fb.reason
+    assert fb.reason == "The model's answer did not have the expected structure."
 
 
 def test_plain_text_answer_and_exceptions_fall_back() -> None:

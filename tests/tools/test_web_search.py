@@ -47,7 +47,8 @@ def test_exception_and_timeout_become_unavailable(tmp_path) -> None:
         time.sleep(2)
         return []
 
-    assert "DDGSException" in (search_web("q", settings, step_prefix="S1", search_fn=offline).note or "")
+    failed = search_web("q", settings, step_prefix="S1", search_fn=offline)
+    assert "could not be reached" in (failed.note or "") and "DDGS" not in (failed.fallback.reason or "")
     started = time.perf_counter()
     out = search_web("q", settings, step_prefix="S1", search_fn=slow)
     assert time.perf_counter() - started < 1.5
