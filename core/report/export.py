@@ -17,15 +17,27 @@ EXPORT_MIME: dict[ExportFormat, str] = {
     "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
 }
 
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
+_NOT_NAME = re.compile(r"[^a-z0-9]+")
+_FORM_IN_LABEL = re.compile(r"\s+(?:10-K|10-Q|20-F|8-K)\b.*$", re.I)
+_QUESTION_WORDS = 7
+
+
+def _slug(text: str, max_chars: int) -> str:
+    """Lower-case ASCII words joined by hyphens: safe in any file system and any browser download."""
+    return _NOT_NAME.sub("-", text.lower()).strip("-")[:max_chars].strip("-")
 
 
 def export_filename(record: RunRecord, fmt: ExportFormat) -> str:
-    """Download name of an export, e.g. 'research-3b9e6c1d.pdf' (run id reduced to safe characters)."""
+    """Download name that says what the report is: company, the question's first words, date and run,
+    e.g. 'northwind-robotics-inc-what-competition-and-supplier-risks-2026-11-30-3b9e6c1d.pdf'."""
     if fmt not in EXPORT_MIME:
         raise ValueError(f"unknown export format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
-    stem = _UNSAFE_NAME.sub("", record.run_id)[:8] or "run"
-    return f"research-{stem}.{fmt}"
+    labels = list(dict.fromkeys(c.filing_label for c in record.citations if c.filing_label))
+    companies = [_slug(_FORM_IN_LABEL.sub("", label), 30) for label in labels[:2]]
+    question = _slug(" ".join(record.question.split()[:_QUESTION_WORDS]), 50)
+    run = _slug(record.run_id, 8) or "run"
+    parts = [*companies, question, record.created_at.strftime("%Y-%m-%d"), run]
+    return "-".join(p for p in parts if p) + f".{fmt}"
 
 
 def export_report(record: RunRecord, fmt: ExportFormat) -> bytes:

@@ -40,9 +40,15 @@ def _assert_report_content(text: str) -> None:
 
 
 def test_export_filename_and_mime(record) -> None:
-    assert export_filename(record, "pdf") == "research-3b9e6c1d.pdf"
+    # Company, the question's first words, the date and the run: what the report is, at a glance.
+    assert export_filename(record, "pdf") == (
+        "northwind-robotics-inc-what-competition-and-supplier-risks-does-northwind-2026-03-02-3b9e6c1d.pdf"
+    )
     record.run_id = "../../etc/passwd"
-    assert export_filename(record, "docx") == "research-etcpassw.docx"
+    record.question = "../../x/ <script>alert(1)</script>\x00 revenue?"
+    record.citations = []
+    name = export_filename(record, "docx")
+    assert re.fullmatch(r"[a-z0-9-]+\.docx", name) and "/" not in name and ".." not in name
     assert set(EXPORT_MIME) == {"md", "html", "pdf", "docx"}
     with pytest.raises(ValueError):
         export_report(record, "rtf")  # type: ignore[arg-type]
