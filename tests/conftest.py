@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
+    """`python -m core.cli ARGS` from the repository root, offline, output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "core.cli", *args],
+        cwd=REPO_ROOT,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 SAMPLE_DOCS = REPO_ROOT / "sample_docs"
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
+
+from tests.conftest import REPO_ROOT, run_cli
 
 pytestmark = [
     pytest.mark.llm_server,
@@ -71,24 +71,11 @@ def llama_server():
     proc.wait(timeout=30)
 
 
-REPO = Path(__file__).resolve().parents[2]
-SAMPLE = REPO / "sample_docs" / "northwind_10k_fy2025.html"
-
-
-def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "core.cli", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1500,
-    )
+SAMPLE = REPO_ROOT / "sample_docs" / "northwind_10k_fy2025.html"
 
 
 def test_ask_runs_through_a_real_small_model(llama_server, tmp_path) -> None:
     env = {
-        **os.environ,
         "WORKBENCH_LLM_PROVIDER": "openai",
         "WORKBENCH_LLM_BASE_URL": llama_server,
         "WORKBENCH_LLM_MODEL": "smollm2",
@@ -99,9 +86,9 @@ def test_ask_runs_through_a_real_small_model(llama_server, tmp_path) -> None:
         "WORKBENCH_WEB_SEARCH_ENABLED": "false",
     }
     data = ["--data-dir", str(tmp_path)]
-    assert _cli(["ingest", str(SAMPLE), *data], env).returncode == 0
+    assert run_cli("ingest", str(SAMPLE), *data, env=env).returncode == 0
     question = "How did Northwind's revenue change in fiscal 2025, and what competition risks does it list?"
-    done = _cli(["ask", question, "--auto-approve", "--max-steps", "4", *data], env)
+    done = run_cli("ask", question, "--auto-approve", "--max-steps", "4", *data, env=env, timeout=1500)
     assert done.returncode == 0, done.stderr[-2000:]
     record = json.loads(done.stdout)
     assert record["status"] == "finished", record["error"]
