@@ -11,9 +11,10 @@ on its top 10.
 
 Usage:
     python benchmarks/retrieval.py --filings 8          # a quick subset (filings with most questions first)
-    python benchmarks/retrieval.py                      # all 10-K PDFs present (first build ~1.5 h CPU)
+    python benchmarks/retrieval.py                      # all 10-K PDFs present (first build ~2 h CPU)
 
-Indexes are built once under benchmarks/.cache/ and reused. Prints a Markdown table and writes JSON to
+Indexes are built once under benchmarks/.cache/financebench/evaluation/ (shared with benchmarks/evaluation.py) and
+reused. Prints a Markdown table and writes JSON to
 benchmarks/results/retrieval.json (subset runs: retrieval-<N>filings.json).
 """
 
@@ -42,7 +43,9 @@ from core.models import SearchResult  # noqa: E402
 from core.retrieval.retriever import Retriever  # noqa: E402
 
 FINANCEBENCH = ROOT.parent / "shared" / "data" / "financebench"
-CACHE = ROOT / "benchmarks" / ".cache" / "retrieval"
+#: One FinanceBench data directory for this benchmark and benchmarks/evaluation.py: the product index and
+#: the naive baseline's collection beside it are built once and shared.
+CACHE = ROOT / "benchmarks" / ".cache" / "financebench" / "evaluation"
 RESULTS = ROOT / "benchmarks" / "results"
 K = 10
 METHODS = ["naive", "vector", "keyword", "hybrid", "hybrid+rerank", "auto"]
@@ -114,7 +117,7 @@ def select(questions: list[Question], n_filings: int | None, limit: int | None) 
 
 def build_index(docs: list[str]) -> tuple[IndexStore, dict[str, str]]:
     """The product index of the given filings (cached); returns the store and doc name -> filing id."""
-    store = IndexStore.open(Settings(data_dir=CACHE / "index"))
+    store = IndexStore.open(Settings(data_dir=CACHE))
     by_name = {f.filename: f.filing_id for f in store.catalog.list_filings()}
     for i, doc in enumerate(docs, start=1):
         name = f"{doc}.pdf"
@@ -133,27 +136,18 @@ def build_index(docs: list[str]) -> tuple[IndexStore, dict[str, str]]:
     return store, {doc: by_name[f"{doc}.pdf"] for doc in docs if f"{doc}.pdf" in by_name}
 
 
-def build_naive(store: IndexStore, docs: list[str]) -> VectorStore:
-    """The naive baseline: page text in fixed 1,000-character chunks, its own Chroma collection."""
-    settings = Settings(data_dir=CACHE / "naive")
-    vectors = VectorStore(settings, store.embedder)
-    manifest_path = CACHE / "naive" / "manifest.json"
-    done = set(json.loads(manifest_path.read_text())) if manifest_path.exists() else set()
-    for i, doc in enumerate(docs, start=1):
-        if doc in done:
+def build_naive(store: IndexStore, ids: dict[str, str]) -> VectorStore:
+    """The naive baseline: page text in fixed 1,000-character chunks, its own collection (cached)."""
+    vectors = VectorStore(store.settings, store.embedder, kind="naive")
+    for i, (doc, filing_id) in enumerate(sorted(ids.items()), start=1):
+        if vectors.count([filing_id]):
             continue
         started = time.perf_counter()
-        # The benchmark's cached naive index names pieces "<doc>-<n>" (no zero padding), as it always has.
-        chunks = [
-            c.model_copy(update={"chunk_id": f"{doc}-{c.chunk_index}"})
-            for c in naive_pieces(_pdf(doc).read_bytes(), f"{doc}.pdf", doc, doc)
-        ]
+        chunks = naive_pieces(_pdf(doc).read_bytes(), f"{doc}.pdf", filing_id, f"naive-{filing_id[:16]}")
         if chunks:
-            vectors.add(chunks, store.embedder.embed_documents([c.text for c in chunks]))
-        done.add(doc)
-        manifest_path.write_text(json.dumps(sorted(done)))
+            vectors.add(chunks, store.embedder.embed_documents([c.text for c in chunks]), with_text=True)
         took = time.perf_counter() - started
-        print(f"  [{i}/{len(docs)}] naive {doc}: {len(chunks)} chunks in {took:.0f} s", flush=True)
+        print(f"  [{i}/{len(ids)}] naive {doc}: {len(chunks)} chunks in {took:.0f} s", flush=True)
     return vectors
 
 
@@ -180,10 +174,10 @@ def run_methods(
     """Ranked (filing, page) lists of every method for one question, with the strategy chosen."""
     # Pooled: the whole selected library (None = no filter, when the index holds exactly that).
     filings = [ids[q.doc]] if per_filing else pool
-    naive_filter = [q.doc] if per_filing else None
+    naive_filter = [ids[q.doc]] if per_filing else sorted(ids.values())
     pool_k = max(K, retriever.settings.k)
     methods: dict[str, Callable[[], tuple[Hits, str | None]]] = {
-        "naive": lambda: (_naive(retriever, naive, q, naive_filter, ids), None),
+        "naive": lambda: (_naive(retriever, naive, q, naive_filter), None),
         "vector": lambda: _pages(retriever.vector_search(q.question, k=K, filings=filings)),
         "keyword": lambda: _pages(retriever.keyword_search(q.question, k=K, filings=filings)),
         "hybrid": lambda: _pages(retriever.hybrid_search(q.question, k=K, filings=filings)),
@@ -204,17 +198,11 @@ def _pages(result: SearchResult) -> tuple[Hits, str | None]:
     return [(c.chunk.filing_id, c.chunk.page) for c in result.chunks], result.strategy
 
 
-def _naive(
-    retriever: Retriever, naive: VectorStore, q: Question, docs: list[str] | None, ids: dict[str, str]
-) -> Hits:
+def _naive(retriever: Retriever, naive: VectorStore, q: Question, filing_ids: list[str]) -> Hits:
     vec = retriever.store.embedder.embed_query(q.question)
-    got = naive._collection.query(  # the baseline's own collection: page is in the metadata
-        query_embeddings=[vec],
-        n_results=K,
-        where={"filing_id": {"$in": docs or sorted(ids)}},
-        include=["metadatas"],
-    )
-    return [(ids.get(str(m["filing_id"]), ""), int(m["page"])) for m in got["metadatas"][0]]
+    hits = naive.query(vec, K, filing_ids=filing_ids)
+    meta = naive.texts([cid for cid, _ in hits])
+    return [(str(meta[cid][1]["filing_id"]), int(meta[cid][1]["page"])) for cid, _ in hits if cid in meta]
 
 
 def evaluate(
@@ -307,7 +295,7 @@ def main() -> None:
     print(f"{len(questions)} questions on {len(docs)} filings", flush=True)
     started = time.perf_counter()
     store, ids = build_index(docs)
-    naive = None if args.skip_naive else build_naive(store, docs)
+    naive = None if args.skip_naive else build_naive(store, ids)
     build_s = time.perf_counter() - started
     questions = [q for q in questions if q.doc in ids]
     if args.query_threads:

@@ -194,5 +194,17 @@ def detect_metadata(text: str, xbrl: dict[str, str] | None = None) -> FilingMeta
         period = parse_date(match.group(1)) if match else None
     if period is not None:
         meta.period_end = period.date().isoformat()
-        meta.fiscal_year = period.year  # the year in which the fiscal year (or quarter) ends
+        meta.fiscal_year = fiscal_year_of(period)
     return meta
+
+
+#: A 52/53-week year that ends on the weekend nearest December 31 can end in the first days of January.
+_NEW_YEAR_SPILL_DAYS = 7
+
+
+def fiscal_year_of(period_end: datetime) -> int:
+    """The fiscal year a period end names: the year it ends in, except a 52/53-week year ending in the first
+    week of January (e.g. January 1, 2023), which companies and the SEC call by the year it covers (2022)."""
+    if period_end.month == 1 and period_end.day <= _NEW_YEAR_SPILL_DAYS:
+        return period_end.year - 1
+    return period_end.year

@@ -50,3 +50,27 @@ def test_index_persists_and_removal_sticks(tmp_path):
 
 def test_empty_index_returns_nothing(tmp_path):
     assert KeywordIndex(tmp_path / "bm25.pkl").search(["anything"], k=5) == []
+
+
+def test_inverted_index_ranks_as_rank_bm25_scores(tmp_path):
+    """The postings give rank_bm25's BM25 scores (Lucene idf) for every passage holding a query term."""
+    import random
+
+    from core.index.keyword_index import _LuceneIdfBM25
+
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(40)]
+    texts = [" ".join(rng.choices(words, k=rng.randint(3, 30))) for _ in range(60)]
+    index = KeywordIndex(tmp_path / "bm25.pkl")
+    index.add_filing("f", [_chunk("f", i, "Item 7", t) for i, t in enumerate(texts)])
+    reference = _LuceneIdfBM25([t.split() for t in texts])
+    for query in (["w1"], ["w2", "w3", "w2"], ["w5", "absent", "w39"], ["absent"]):
+        expected = reference.get_scores(query)
+        order = sorted((i for i in range(len(texts)) if expected[i] > 0), key=lambda i: (-expected[i], i))
+        hits = index.search(query, k=len(texts))
+        assert [cid for cid, _ in hits] == [f"f-{i}" for i in order]
+        assert [round(s, 9) for _, s in hits] == [round(float(expected[i]), 9) for i in order]
+        subset = {f"f-{i}" for i in range(0, 60, 3)}
+        assert [cid for cid, _ in index.search(query, k=5, allowed_ids=subset)] == [
+            f"f-{i}" for i in order if f"f-{i}" in subset
+        ][:5]

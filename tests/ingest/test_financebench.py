@@ -91,3 +91,31 @@ def test_gold_evidence_pages_have_chunks_holding_the_evidence():
     )
     assert with_chunks / len(items) >= 0.98
     assert matched / len(items) >= MIN_PAGE_MATCH_RATE
+
+
+#: The registrant each FinanceBench file name stands for, as its cover page names it in that year.
+REGISTRANTS = {
+    "3M": "3M Company", "ACTIVISIONBLIZZARD": "Activision Blizzard, Inc.", "ADOBE": "Adobe",
+    "AMAZON": "Amazon.com, Inc.", "AMCOR": "Amcor PLC", "AMD": "Advanced Micro Devices, Inc.",
+    "AMERICANEXPRESS": "American Express Company", "AMERICANWATERWORKS": "American Water Works Company, Inc.",
+    "BESTBUY": "Best Buy Co., Inc.", "BLOCK": "Square, Inc.", "BOEING": "The Boeing Company",
+    "COCACOLA": "The Coca-Cola Company", "CORNING": "Corning Incorporated",
+    "COSTCO": "Costco Wholesale Corporation", "CVSHEALTH": "CVS Health Corporation",
+    "GENERALMILLS": "General Mills, Inc.", "JOHNSON_JOHNSON": "Johnson & Johnson",
+    "KRAFTHEINZ": "The Kraft Heinz Company", "LOCKHEEDMARTIN": "Lockheed Martin Corporation",
+    "MGMRESORTS": "MGM Resorts International", "MICROSOFT": "Microsoft Corporation",
+    "NETFLIX": "Netflix, Inc.", "NIKE": "NIKE, Inc", "PEPSICO": "PepsiCo, Inc.", "PFIZER": "Pfizer Inc.",
+    "VERIZON": "Verizon Communications Inc.", "WALMART": "Walmart Inc.",
+}  # fmt: skip
+
+
+def test_cover_metadata_of_every_financebench_10k():
+    """Company and fiscal year of each PDF match its name (FinanceBench names filings by fiscal year)."""
+    wrong = []
+    for name in _ten_k_pdfs():
+        prefix, year = re.fullmatch(r"(.+)_(\d{4})_10K\.pdf", name).groups()
+        parsed, _ = load_real("financebench", "pdfs", name)
+        if not parsed.company.startswith(REGISTRANTS[prefix]) or parsed.fiscal_year != int(year):
+            wrong.append((name, parsed.company, parsed.fiscal_year))
+        assert parsed.form == "10-K" and parsed.period_end
+    assert not wrong, wrong

@@ -12,6 +12,16 @@ from core.ingest.metadata import detect_metadata, parse_date
     [
         (("filings", "NVDA_10K_FY2023.htm"), "NVIDIA Corporation", 2023, "2023-01-29"),
         (("filings", "AAPL_10K_FY2023.htm"), "Apple Inc.", 2023, "2023-09-30"),
+        (("filings", "NVDA_10K_FY2024.htm"), "NVIDIA Corporation", 2024, "2024-01-28"),
+        (("filings", "AAPL_10K_FY2024.htm"), "Apple Inc.", 2024, "2024-09-28"),
+        (("filings", "NVDA_10K_FY2023_deepthinkingrag_clean.txt"), "NVIDIA Corporation", 2023, "2023-01-29"),
+        pytest.param(
+            ("filings", "LYFT_10K_FY2021.pdf"),
+            "Lyft, Inc.",
+            2021,
+            "2021-12-31",
+            marks=pytest.mark.slow,
+        ),
         pytest.param(
             ("filings", "UBER_10K_FY2021.pdf"),
             "Uber Technologies, Inc.",
@@ -44,6 +54,9 @@ Acme Widget Holdings, Inc. makes widgets. Acme Widget Holdings, Inc. sells them.
     ("form", "period_line", "year", "end"),
     [
         ("10-K", "For the fiscal year ended January 29, 2023", 2023, "2023-01-29"),
+        # A 52/53-week year ending on the weekend nearest December 31 is named for the year it covers.
+        ("10-K", "For the fiscal year ended January 1, 2023", 2022, "2023-01-01"),
+        ("10-K", "For the fiscal year ended January 3, 2021", 2020, "2021-01-03"),
         ("10-K", "FOR THE FISCAL YEAR ENDED DECEMBER 31, 2021", 2021, "2021-12-31"),
         ("10-K", "For the Year Ended December 31, 2018", 2018, "2018-12-31"),
         ("10-Q", "For the quarterly period ended Sept. 30, 2023", 2023, "2023-09-30"),
