@@ -5,9 +5,10 @@ shared/data/financebench/pdfs. Gold: the page of any evidence item (``evidence_p
 counts from 0, our PDF pages from 1), in that question's filing. Two settings: per filing (search restricted to the question's filing) and pooled
 (one index of every selected 10-K, no filing filter). Methods: a naive baseline (page text in fixed
 1,000-character chunks, vector top-k, own Chroma collection), vector, keyword, hybrid, hybrid + rerank,
-and auto (supervisor + rerank); the last two run the product funnel (Retriever.search, no filing routing):
-settings.k candidates (default 30) reranked down to the top 10 that are scored. Every method is scored
-on its top 10.
+and auto (supervisor + rerank); the last two run the product funnel (Retriever.search with its defaults,
+pooled searches routed to the filings the question names): settings.k candidates (default 30) reranked
+down to the top 10 that are scored; pooled, "auto, no routing" searches every filing. Every method is
+scored on its top 10.
 
 Usage:
     python benchmarks/retrieval.py --filings 8          # a quick subset (filings with most questions first)
@@ -48,7 +49,7 @@ FINANCEBENCH = ROOT.parent / "shared" / "data" / "financebench"
 CACHE = ROOT / "benchmarks" / ".cache" / "financebench" / "evaluation"
 RESULTS = ROOT / "benchmarks" / "results"
 K = 10
-METHODS = ["naive", "vector", "keyword", "hybrid", "hybrid+rerank", "auto"]
+METHODS = ["naive", "vector", "keyword", "hybrid", "hybrid+rerank", "auto", "auto, no routing"]
 
 
 @dataclass
@@ -188,7 +189,13 @@ def run_methods(
         "auto": lambda: _pages(
             retriever.search(q.question, strategy="auto", k=pool_k, top_n=K, filings=filings)
         ),
+        # Pooled only: the same funnel searching every filing even when the question names some.
+        "auto, no routing": lambda: _pages(
+            retriever.search(q.question, strategy="auto", k=pool_k, top_n=K, filings=filings, route=False)
+        ),
     }
+    if per_filing:
+        del methods["auto, no routing"]
     if naive is None:
         del methods["naive"]
     return methods
@@ -215,7 +222,11 @@ def evaluate(
     pool: list[str] | None = sorted(set(ids.values()))
     if set(pool) == {f.filing_id for f in retriever.store.catalog.list_filings()}:
         pool = None  # the index holds exactly the selection: search it unfiltered, as the product would
-    stats = {m: MethodStats() for m in METHODS if naive is not None or m != "naive"}
+    stats = {
+        m: MethodStats()
+        for m in METHODS
+        if (naive is not None or m != "naive") and (not per_filing or m != "auto, no routing")
+    }
     rows: list[dict] = []
     # Warm-up: load models and caches so latencies are warm.
     warm = questions[0]
@@ -335,8 +346,9 @@ def main() -> None:
         }
     report["candidate_pool"] = max(K, retriever.settings.k)
     report["notes"] = (
-        "hybrid+rerank and auto run Retriever.search with its defaults (no filing routing): "
-        "candidate_pool candidates reranked to the top k scored."
+        "hybrid+rerank and auto run Retriever.search with its defaults (pooled: routed to the filings "
+        "whose company and fiscal year the question names): candidate_pool candidates reranked to the top "
+        "k scored; 'auto, no routing' searches every filing."
     )
     report["reranker"] = retriever.reranker.name
     report["reranker_fallback"] = retriever.fallback.reason if retriever.fallback else None

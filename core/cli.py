@@ -94,6 +94,7 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
         filing_ids=args.filing,
         k=args.k,
         top_n=args.top_n,
+        route=False if args.no_route else None,
     )
     _print_json(
         {
@@ -102,6 +103,7 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
             "justification": result.justification,
             "section_filter": result.section_filter,
             "filing_filter": result.filing_filter,
+            "route_note": result.route_note,
             "widened": result.widened,
             "widen_note": result.widen_note,
             "reranker": result.reranker,
@@ -223,6 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     retrieve.add_argument("--filing", action="append", default=None, help="filing id (repeatable)")
     retrieve.add_argument("--k", type=int, default=None, help="candidates retrieved (default from settings)")
     retrieve.add_argument("--top-n", type=int, default=None, help="evidence kept after reranking")
+    retrieve.add_argument(
+        "--no-route", action="store_true", help="search every filing even when the query names some"
+    )
     evaluate = add("eval", cmd_eval, "evaluate naive, one-search and deep research on a question set")
     evaluate.add_argument("--set", default="sample", help="financebench, sample, or a CSV/JSONL file")
     evaluate.add_argument("--limit", type=int, default=None, help="first N questions (after filters)")

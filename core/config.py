@@ -48,6 +48,13 @@ class Settings(BaseSettings):
     rrf_k: int = Field(default=60, description="Reciprocal-rank-fusion constant.")
     rrf_vector_weight: float = 1.0
     rrf_keyword_weight: float = 0.6
+    route_to_named_filings: bool = Field(
+        default=True,
+        description=(
+            "When a search spans several filings and the question names a company and/or fiscal year among "
+            "them, search only those filings (the result says which). Off: search every selected filing."
+        ),
+    )
 
     # Research loop
     max_steps: int = Field(default=10, description="Most plan steps a run executes, follow-ups included.")

@@ -138,6 +138,9 @@ class StageScores(BaseModel):
     keyword_rank: int | None = None
     fused: float | None = None
     fused_rank: int | None = None
+    statement_rank: int | None = Field(
+        default=None, description="Rank of its page among the statement pages the query asks for."
+    )
     rerank: float | None = None
     rerank_rank: int | None = None
 
@@ -165,6 +168,13 @@ class QueryAnalysis(BaseModel):
     item_hints: list[str] = Field(default_factory=list)
     quoted_terms: list[str] = Field(default_factory=list)
     numbers: list[str] = Field(default_factory=list)
+    statements: list[str] = Field(
+        default_factory=list,
+        description="Primary statements ('income', 'balance', 'cash_flow') that report the figures asked for.",
+    )
+    line_items: list[str] = Field(
+        default_factory=list, description="Lexicon keys of the line items asked for."
+    )
     term_density: float = 0.0
     abstractness: float = 0.0
 
@@ -185,6 +195,9 @@ class SearchResult(BaseModel):
     justification: str = ""
     section_filter: str | None = None
     filing_filter: list[str] | None = None
+    route_note: str | None = Field(
+        default=None, description="Set when the search was narrowed to the filings the query names."
+    )
     widened: bool = False
     widen_note: str | None = None
     reranker: str | None = Field(default=None, description="Which reranker produced the order, if any.")

@@ -128,10 +128,11 @@ class Workbench:
         filing_ids: list[str] | None = None,
         k: int | None = None,
         top_n: int | None = None,
+        route: bool | None = None,
     ) -> SearchResult:
-        """One pass of the retrieval funnel: strategy, Item-filtered search, rerank."""
+        """One pass of the retrieval funnel: routing to named filings, strategy, Item-filtered search, rerank."""
         return self.retriever.search(
-            query, strategy=strategy, section=section, filings=filing_ids, k=k, top_n=top_n
+            query, strategy=strategy, section=section, filings=filing_ids, k=k, top_n=top_n, route=route
         )
 
     # --- Research ----------------------------------------------------------------------------

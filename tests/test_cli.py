@@ -45,8 +45,8 @@ def test_ingest_chunks_filings_delete(tmp_path):
         assert found.returncode == 0, found.stderr
         result = json.loads(found.stdout)
         assert set(result) == {
-            "query", "strategy", "justification", "section_filter", "filing_filter", "widened", "widen_note",
-            "reranker", "seconds", "chunks",
+            "query", "strategy", "justification", "section_filter", "filing_filter", "route_note", "widened",
+            "widen_note", "reranker", "seconds", "chunks",
         }  # fmt: skip
         assert result["strategy"] in {"vector", "keyword", "hybrid"} and result["justification"]
         assert (strategy == "auto") or result["strategy"] == "keyword"

@@ -93,6 +93,12 @@ with st.form("settings"):
         web = st.toggle(
             "Web search", value=current.web_search_enabled, help="Steps may search the web (ddgs)."
         )
+    route = st.toggle(
+        "Route to the filings a question names",
+        value=current.route_to_named_filings,
+        help="A search over several filings looks only in the ones whose company and/or fiscal year the "
+        "question names; each step says when it did. Off: every selected filing is searched.",
+    )
     st.subheader("Storage", divider="gray")
     st.text_input(
         "Data directory",
@@ -125,6 +131,7 @@ if test or save:
                 "top_n": min(int(top_n), int(k)),
                 "max_steps": int(max_steps),
                 "web_search_enabled": bool(web),
+                "route_to_named_filings": bool(route),
             }
         )
     except ValidationError as exc:

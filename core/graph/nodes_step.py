@@ -162,6 +162,7 @@ def retrieve_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> d
                 ],
                 "widened": result.widened,
                 "widen_note": result.widen_note,
+                "route_note": result.route_note,
             }
         )
     except Exception as exc:  # noqa: BLE001 - a failed search leaves the step empty, the run goes on

@@ -63,6 +63,7 @@ class StepRecord(BaseModel):
     strategy_override: str | None = None
     widened: bool = False
     widen_note: str | None = None
+    route_note: str | None = None
     reranker: str | None = None
     candidates: list[CandidateRef] = Field(default_factory=list)
     evidence: list[Evidence] = Field(default_factory=list)

@@ -23,6 +23,12 @@ CREATE TABLE IF NOT EXISTS chunks (
     record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_by_filing ON chunks(filing_id, section, chunk_index);
+CREATE TABLE IF NOT EXISTS derived (
+    filing_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (filing_id, name)
+);
 """
 
 
@@ -62,6 +68,7 @@ class Catalog:
     def delete_filing_rows(self, conn: sqlite3.Connection, filing_id: str) -> None:
         """Delete a filing and its chunks inside an open transaction."""
         conn.execute("DELETE FROM chunks WHERE filing_id = ?", (filing_id,))
+        conn.execute("DELETE FROM derived WHERE filing_id = ?", (filing_id,))
         conn.execute("DELETE FROM filings WHERE filing_id = ?", (filing_id,))
 
     def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
@@ -125,6 +132,20 @@ class Catalog:
             "SELECT section, COUNT(*) FROM chunks WHERE filing_id = ? GROUP BY section", (filing_id,)
         )
         return dict(rows)
+
+    def derived(self, filing_id: str, name: str) -> str | None:
+        """A value computed once from a filing's chunks and kept with it (e.g. its statement pages)."""
+        rows = self._query("SELECT value FROM derived WHERE filing_id = ? AND name = ?", (filing_id, name))
+        return rows[0][0] if rows else None
+
+    def set_derived(self, filing_id: str, name: str, value: str) -> None:
+        """Keep a derived value of a filing still in the catalog (removed with the filing)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO derived(filing_id, name, value) "
+                "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM filings WHERE filing_id = ?)",
+                (filing_id, name, value, filing_id),
+            )
 
     def count_chunks(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM chunks")[0][0])

@@ -148,6 +148,8 @@ def _step_audit(writer: ReportWriter, step: StepRecord) -> None:
     ]
     if step.strategy_override:
         rows.append(("Analyst override", step.strategy_override))
+    if step.route_note:
+        rows.append(("Filings searched", one_line(step.route_note)))
     if step.widened or step.widen_note:
         rows.append(("Filter widened", one_line(step.widen_note or "yes")))
     rows.append(("Reranker", step.reranker or EMPTY))

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+from core.finance.formula import FormulaError
+from core.finance.requests import figure_requests
+from core.finance.rows import statement_kind
 from core.index.tokenizer import normalize_number, tokenize
 from core.models import ITEM_TITLES, QueryAnalysis
 from core.retrieval.lexicon import (
@@ -310,6 +313,7 @@ def analyze_query(query: str) -> QueryAnalysis:
     for phrase in expansions:
         keywords.extend(t for t in tokenize(phrase, fold_plurals=False) if t not in keywords)
     item_hints = find_item_hints(" ".join([core, *statement_hints]))
+    statements, line_items = statements_asked(query, core)
     return QueryAnalysis(
         original=query,
         core_query=core,
@@ -321,9 +325,32 @@ def analyze_query(query: str) -> QueryAnalysis:
         item_hints=item_hints,
         quoted_terms=quoted,
         numbers=numbers,
+        statements=statements,
+        line_items=line_items,
         term_density=_term_density(content, entities, numbers, quoted, time_expressions),
         abstractness=_abstractness(core, content),
     )
+
+
+def statements_asked(query: str, core: str) -> tuple[list[str], list[str]]:
+    """The primary statements that report what the query asks for, and the line items it asks for: those
+    of the figures it requests (a metric's inputs, a line item) and any statement it names ("using the
+    cash flow statement"), which an instruction clause may name too."""
+    statements: list[str] = []
+    items: list[str] = []
+    try:
+        requests = figure_requests(core)
+    except FormulaError:
+        requests = []
+    for request in requests:
+        for item in request.line_items:
+            statements.append(item.statement)
+            items.append(item.key)
+    for match in STATEMENT_NAMES.finditer(query):
+        kind = statement_kind(match.group())
+        if kind:
+            statements.append(kind)
+    return list(dict.fromkeys(statements)), list(dict.fromkeys(items))
 
 
 def line_item_expansions(text: str) -> list[str]:

@@ -7,6 +7,7 @@ stays tied to the passage that contains it, so a citation quotes a passage of th
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from dataclasses import dataclass
@@ -83,6 +84,9 @@ _TITLE_WINDOW = 400
 _MIN_STATEMENT_ROWS = 5
 #: How far from the end of the previous page's last passage a title may sit and still title this page.
 _LEAD_WINDOW = 600
+#: Name under which a filing's statement pages are kept in the catalog (bump the version when the rule
+#: that finds them changes, so that they are found again).
+_STATEMENT_PAGES_KEY = "statement_pages.v2"
 _INDEX_RE = re.compile(r"\bindex to\b|table of contents\s*\n.*\bpage\b", re.I)
 
 
@@ -115,12 +119,33 @@ class PageReader:
         with self._lock:
             index = self._statements.get(filing_id)
         if index is None:
-            index = self._index_statements(filing_id)
+            index = {
+                k: [p for p in (self._statement_page(filing_id, n, lead) for n, lead in pages) if p]
+                for k, pages in self._statement_page_numbers(filing_id).items()
+            }
             with self._lock:
                 self._statements[filing_id] = index
                 while len(self._statements) > 16:
                     self._statements.pop(next(iter(self._statements)))
         return index.get(kind, [])
+
+    def _statement_page(self, filing_id: str, number: int, with_lead: bool) -> PageText | None:
+        return self.page_with_lead(filing_id, number) if with_lead else self.page(filing_id, number)
+
+    def _statement_page_numbers(self, filing_id: str) -> dict[str, list[tuple[int, bool]]]:
+        """Statement page numbers by kind (and whether the page begins with its lead passage), found once
+        per filing and kept in the catalog."""
+        saved = self.catalog.derived(filing_id, _STATEMENT_PAGES_KEY)
+        if saved is not None:
+            return {
+                kind: [(int(n), bool(lead)) for n, lead in pages] for kind, pages in json.loads(saved).items()
+            }
+        found = {
+            kind: [(page.page, page.spans[0][0].page != page.page) for page in pages]
+            for kind, pages in self._index_statements(filing_id).items()
+        }
+        self.catalog.set_derived(filing_id, _STATEMENT_PAGES_KEY, json.dumps(found))
+        return found
 
     def _index_statements(self, filing_id: str) -> dict[str, list[PageText]]:
         by_page: dict[int, list[Chunk]] = {}
@@ -143,7 +168,13 @@ class PageReader:
                 page = build_page(filing_id, number, [lead, *chunks]) if kind else page
             if kind is None or page is None:
                 continue
-            dated = sum(1 for row in read_rows(page.text) if any(y is not None for y in row.years))
+            # Only rows on this page count: the lead passage's rows belong to the page before.
+            own = min((start for chunk, start, _ in page.spans if chunk.page == number), default=0)
+            dated = sum(
+                1
+                for row in read_rows(page.text)
+                if row.start >= own and any(y is not None for y in row.years)
+            )
             if dated >= _MIN_STATEMENT_ROWS:
                 scored.setdefault(kind, []).append((dated, number, page))
         return {

@@ -15,6 +15,7 @@ from core.index.tokenizer import tokenize
 from core.models import Fallback, QueryAnalysis, ScoredChunk, SearchResult, StageScores, Strategy
 from core.retrieval.analysis import analyze_query, vector_query_text
 from core.retrieval.fusion import fuse_rrf
+from core.retrieval.pages import PageReader
 from core.retrieval.rerank import Reranker, keep_filter_first, load_reranker, rerank_pool
 from core.retrieval.routing import route_filings
 from core.retrieval.scope import SearchScope, resolve_scope
@@ -24,6 +25,11 @@ StrategyChoice = Literal["auto", "vector", "keyword", "hybrid"]
 
 #: Each list feeding the fusion is this many times deeper than k, so agreement below rank k still counts.
 FUSION_DEPTH = 3
+#: Statement pages join the candidates when the search spans at most this many filings (a routed or
+#: per-filing search); over a whole library they would crowd out the passages the search found.
+STATEMENT_FILINGS = 3
+#: Best statement pages of each kind asked for, per filing (a statement may run over two pages).
+STATEMENT_PAGES = 2
 
 
 def keyword_query_tokens(analysis: QueryAnalysis) -> list[str]:
@@ -44,6 +50,7 @@ class Retriever:
         self._lock = threading.Lock()
         self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()
+        self.pages = PageReader(store.catalog)
 
     # --- shared pieces ----------------------------------------------------------------------
 
@@ -231,6 +238,49 @@ class Retriever:
 
     # --- the funnel -------------------------------------------------------------------------
 
+    def _add_statement_pages(
+        self, result: SearchResult, analysis: QueryAnalysis, section: str | None, filings: list[str] | None
+    ) -> None:
+        """Passages of the statement pages that report the figures asked for join the candidates.
+
+        A statement page is mostly numbers, so neither the embedding nor BM25 of a question finds it
+        reliably; its title tells what it is (PageReader.statement_pages). Only within the Item filter
+        (statements are in Item 8) and over a few filings; each passage records its page's statement rank.
+        """
+        if not analysis.statements or section not in (None, "Item 8"):
+            return
+        scope = filings or [f.filing_id for f in self.store.catalog.list_filings()]
+        if len(scope) > STATEMENT_FILINGS:
+            return
+        by_id = {c.chunk.chunk_id: i for i, c in enumerate(result.candidates)}
+        rank = 0
+        for kind in analysis.statements:
+            for filing_id in scope:
+                for page in self.pages.statement_pages(filing_id, kind)[:STATEMENT_PAGES]:
+                    rank += 1
+                    for chunk, _, _ in page.spans:
+                        if chunk.page != page.page:
+                            continue  # the previous page's passage that carries the title
+                        at = by_id.get(chunk.chunk_id)
+                        if at is None:
+                            by_id[chunk.chunk_id] = len(result.candidates)
+                            result.candidates.append(
+                                ScoredChunk(chunk=chunk, score=0.0, scores=StageScores(statement_rank=rank))
+                            )
+                        elif result.candidates[at].scores.statement_rank is None:
+                            result.candidates[at].scores.statement_rank = rank
+
+    def _route(
+        self, analysis: QueryAnalysis, filings: list[str] | None
+    ) -> tuple[list[str] | None, str | None]:
+        """The filings in scope narrowed to those the query names, and the sentence saying so."""
+        library = self.store.catalog.list_filings()
+        in_scope = [f for f in library if filings is None or f.filing_id in filings]
+        if len(in_scope) < 2:
+            return filings, None
+        routed = route_filings(analysis, in_scope)
+        return (filings, None) if routed is None else (routed.filing_ids, routed.note)
+
     def search(
         self,
         query: str,
@@ -241,21 +291,19 @@ class Retriever:
         k: int | None = None,
         top_n: int | None = None,
         rerank: bool = True,
-        route: bool = False,
+        route: bool | None = None,
     ) -> SearchResult:
         """Analyse, choose a strategy (auto) or take the one given, search k with filters, rerank to top_n.
 
-        With no filing filter and ``route`` on, a query naming companies in the library searches only
-        their filings (the result's filing_filter and justification say so). Off by default: on
-        FinanceBench (16 filings pooled) it moved hit@10 from 41.5% to 45.3% but hit@5 from 37.7% to 35.8%.
+        With ``route`` on (default: settings.route_to_named_filings) and more than one filing in scope
+        (the given ones, or the whole library), a query naming a company and/or fiscal year among them
+        searches only those filings; the result's filing_filter and justification say so.
         """
         started = time.perf_counter()
         analysis = analyze_query(query)
         route_note = None
-        if route and not filings:
-            routed = route_filings(analysis, self.store.catalog.list_filings())
-            if routed is not None:
-                filings, route_note = routed.filing_ids, routed.note
+        if self.settings.route_to_named_filings if route is None else route:
+            filings, route_note = self._route(analysis, filings)
         if strategy == "auto":
             decision = choose_strategy(analysis)
             chosen: Strategy = decision.strategy
@@ -266,7 +314,9 @@ class Retriever:
             chosen
         ]
         result = search(query, k=k, section=section, filings=filings, analysis=analysis)
+        self._add_statement_pages(result, analysis, section, filings)
         result.justification = f"{justification} {route_note}" if route_note else justification
+        result.route_note = route_note
         top_n = int(top_n if top_n is not None else self.settings.top_n)
         if rerank and result.candidates:
             reranker = self.reranker

@@ -44,8 +44,9 @@ def company_forms(company: str) -> list[str]:
         alpha = [w for w in words if w.isalpha()]
         if len(alpha) >= 2:
             forms.append(alpha[0][:2] + alpha[1][:2])  # "AmEx"
-        if "&" in words:  # "Johnson & Johnson" -> "J&J"
-            forms.append("&".join(w[0] for w in words if w != "&"))
+        if "&" in words:  # "Johnson & Johnson" -> "J&J", "JnJ"
+            initials = [w[0] for w in words if w != "&"]
+            forms.extend(["&".join(initials), "n".join(initials)])
     first = words[0]
     if (len(first) >= 4 and first.lower() not in _GENERIC_FIRST_WORDS) or (
         first.isupper() and len(first) >= 2
@@ -92,30 +93,50 @@ def mentions_company(text: str, company: str) -> bool:
     return False
 
 
-def route_filings(analysis: QueryAnalysis, filings: list[Filing]) -> Route | None:
-    """Filings whose company the query names; None when it names none of them, or every one.
-
-    Filings whose company was not detected stay in the routed set: they may be the one named.
-    """
-    matched: dict[str, Filing] = {}
-    named: list[str] = []
-    for entity in analysis.entities:
-        words = _name_tokens(entity)
-        if not words:
+def _named_companies(analysis: QueryAnalysis, filings: list[Filing]) -> list[Filing]:
+    """Filings whose company the query names, in one of its usual forms or as an entity's words."""
+    named: list[Filing] = []
+    for filing in filings:
+        if not filing.company or filing.company == UNKNOWN_COMPANY:
             continue
-        hits = [f for f in filings if f.company and words <= _name_tokens(f.company)]
-        if hits:
-            named.append(hits[0].company)
-            matched.update({f.filing_id: f for f in hits})
-    if not matched:
+        if mentions_company(analysis.original, filing.company) or any(
+            (words := _name_tokens(entity)) and words <= _name_tokens(filing.company)
+            for entity in analysis.entities
+        ):
+            named.append(filing)
+    return named
+
+
+def _of_years(filings: list[Filing], years: list[int]) -> list[Filing]:
+    return [f for f in filings if f.fiscal_year in years]
+
+
+def route_filings(analysis: QueryAnalysis, filings: list[Filing]) -> Route | None:
+    """The filings a query points to among `filings`; None when it points to none of them, or to all.
+
+    - A company named (or several): that company's filings. Filings whose company was not detected stay:
+      they may be the one named.
+    - Fiscal years named: of those filings (of every filing when no company is named), the ones for the
+      years asked. When the library has none for those years, the company's filings all stay (a later
+      10-K reports earlier years as comparatives).
+    """
+    named = _named_companies(analysis, filings)
+    years = sorted(set(analysis.fiscal_years))
+    chosen = named or filings
+    dated = _of_years(chosen, years) if years else []
+    if dated:
+        chosen = dated
+    elif not named:
         return None
     unknown = [f for f in filings if not f.company or f.company == UNKNOWN_COMPANY]
-    matched.update({f.filing_id: f for f in unknown})
-    if len(matched) == len(filings):
+    routed = list({f.filing_id: f for f in [*chosen, *unknown]}.values())
+    if len(routed) == len(filings):
         return None
-    companies = ", ".join(dict.fromkeys(named))
+    companies = list(dict.fromkeys(f.company for f in named))
+    what = " and ".join(companies) if companies else "every company"
+    period = f" for FY{', FY'.join(str(y) for y in years)}" if dated else ""
     also = f" (and {len(unknown)} filing(s) whose company is unknown)" if unknown else ""
     return Route(
-        filing_ids=list(matched),
-        note=f"Searched only the filings of {companies}{also}, which the question names.",
+        filing_ids=[f.filing_id for f in routed],
+        note=f"Searched only the filings of {what}{period}{also}, which the question names.",
     )

@@ -146,9 +146,14 @@ def test_unknown_filing_gives_an_empty_result(retriever: Retriever) -> None:
 
 
 def test_search_routes_to_the_named_company(retriever: Retriever) -> None:
-    result = retriever.search("What competition risks does Beta Inc face?", k=3, route=True)
+    result = retriever.search("What competition risks does Beta Inc face?", k=3)  # routing is the default
     assert result.filing_filter == ["beta"] and "Beta Inc" in result.justification
+    assert result.route_note and "Beta Inc" in result.route_note
     assert all(c.chunk.filing_id == "beta" for c in result.candidates)
-    unrouted = retriever.search("What competition risks does Beta Inc face?", k=15)
-    assert unrouted.filing_filter is None
+    # Within a given list of filings too; one filing in scope is never narrowed further.
+    within = retriever.search("What competition risks does Beta Inc face?", k=3, filings=["acme", "beta"])
+    assert within.filing_filter == ["beta"]
+    assert retriever.search("Beta Inc competition", k=3, filings=["acme"]).route_note is None
+    unrouted = retriever.search("What competition risks does Beta Inc face?", k=15, route=False)
+    assert unrouted.filing_filter is None and unrouted.route_note is None
     assert {c.chunk.filing_id for c in unrouted.candidates} == {"acme", "beta"}

@@ -122,6 +122,11 @@ def step_panel(step: StepRecord, run_id: str, can_override: bool, expanded: bool
         )
         if step.tool == "search_10k":
             _strategy_line(step)
+            if step.route_note:
+                st.caption(
+                    f":material/filter_alt: {escape_markdown(step.route_note)} "
+                    "Turn off *Route to the filings a question names* in Settings to search them all."
+                )
             if step.widened or step.widen_note:
                 note = escape_markdown(step.widen_note or "the Item filter found too little")
                 if _evidence_all_in_item(step):  # widening only deepened the candidate pool
