@@ -48,14 +48,32 @@ def keep_filter_first(ranked: list[ScoredChunk], top_n: int) -> list[ScoredChunk
     return out
 
 
+def pages_first(ranked: list[ScoredChunk]) -> list[ScoredChunk]:
+    """The best passage of each page in rank order, then the pages' other passages in rank order.
+
+    Passages of one page overlap and share their context (the page reads as a whole, see PageReader), so a
+    page's second passage adds less than the next page's best one: the top of the list covers more pages.
+    """
+    seen: set[tuple[str, int]] = set()
+    first: list[ScoredChunk] = []
+    rest: list[ScoredChunk] = []
+    for cand in ranked:
+        key = (cand.chunk.filing_id, cand.chunk.page)
+        (rest if key in seen else first).append(cand)
+        seen.add(key)
+    return first + rest
+
+
 def rerank_pool(
     reranker: Reranker, query: str, pool: list[ScoredChunk], analysis: QueryAnalysis | None = None
 ) -> list[ScoredChunk]:
-    """Every candidate of the pool reranked, passages inside the Item filter first (see keep_filter_first).
+    """Every candidate of the pool reranked, one passage per page first (pages_first), passages inside the
+    Item filter ahead of widened ones (keep_filter_first).
 
     The whole pool is scored, not only the top_n kept, so every candidate carries its rerank score.
     """
-    return keep_filter_first(reranker.rerank(query, pool, len(pool), analysis=analysis), len(pool))
+    ranked = reranker.rerank(query, pool, len(pool), analysis=analysis)
+    return keep_filter_first(pages_first(ranked), len(pool))
 
 
 def apply_rerank_scores(candidates: list[ScoredChunk], scores: list[float], top_n: int) -> list[ScoredChunk]:

@@ -49,7 +49,16 @@ def choose_strategy(analysis: QueryAnalysis) -> StrategyDecision:
     keyword = _keyword_signals(analysis)
     vector = _vector_signals(analysis)
     # Quoted terms are the analyst saying "match this verbatim": only exact matching honours that.
-    if analysis.quoted_terms or (len(keyword) >= 2 and not vector):
+    if analysis.statements and not analysis.quoted_terms and not analysis.numbers:
+        # A metric's name or acronym (DPO, COGS) is not what a statement's rows say, and a row of numbers
+        # embeds poorly: neither ranking alone finds statement rows reliably.
+        strategy = "hybrid"
+        reason = (
+            f"the figures asked for are reported in the {_join(_STATEMENT_WORDS[s] for s in analysis.statements)}, "
+            "whose rows match neither the question's wording nor its meaning reliably, so both rankings are "
+            "fused (and the statement pages join the candidates)"
+        )
+    elif analysis.quoted_terms or (len(keyword) >= 2 and not vector):
         strategy, reason = "keyword", f"{_join(keyword)} favour exact keyword matching"
     elif vector and not keyword:
         strategy, reason = "vector", f"{_join(vector)} favour semantic vector search"
@@ -74,7 +83,15 @@ def choose_strategy(analysis: QueryAnalysis) -> StrategyDecision:
     )  # type: ignore[arg-type]
 
 
-def _join(parts: list[str]) -> str:
+_STATEMENT_WORDS = {
+    "income": "income statement",
+    "balance": "balance sheet",
+    "cash_flow": "cash flow statement",
+}
+
+
+def _join(parts) -> str:
+    parts = list(parts)
     if len(parts) <= 1:
         return "".join(parts)
     return ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -129,3 +129,22 @@ def test_local_scorer_weights_are_documented() -> None:
     assert sum(WEIGHTS.values()) == pytest.approx(1.0)
     for name, weight in WEIGHTS.items():
         assert f"{name} ({weight:.2f})" in doc
+
+
+def test_pool_ranks_one_passage_per_page_first() -> None:
+    """A page's second passage comes after every other page's best one; ranks are renumbered."""
+    from core.retrieval.rerank import rerank_pool
+
+    class ByScore:
+        name = "by first-stage score"
+
+        def rerank(self, query, candidates, top_n, analysis=None):
+            from core.retrieval.rerank import apply_rerank_scores
+
+            return apply_rerank_scores(candidates, [c.score for c in candidates], top_n)
+
+    pool = _candidates()
+    pool[1] = pool[1].model_copy(update={"chunk": pool[1].chunk.model_copy(update={"page": 0})})
+    ranked = rerank_pool(ByScore(), "q", pool)
+    assert [c.chunk.chunk_id for c in ranked] == ["c0", "c2", "c3", "c1"]
+    assert [c.scores.rerank_rank for c in ranked] == [1, 2, 3, 4]
