@@ -3,7 +3,10 @@
 Usage: python benchmarks/ingest.py [FILE ...]   (default: the sample filing and three real 10-Ks)
        python benchmarks/ingest.py --hostile      (generated worst cases: a 10 MB one-line text, a 5,000-row
                                                    table, a 10 MB text with no filing structure)
-Prints a Markdown table and writes benchmarks/results/ingest.json (ingest_hostile.json with --hostile).
+       python benchmarks/ingest.py --reuse        (the embedding cache: a company's next 10-K after its last
+                                                   one, and a re-index, against a fresh data directory)
+Prints a Markdown table and writes benchmarks/results/ingest.json (ingest_hostile.json with --hostile,
+ingest_reuse.json with --reuse).
 """
 
 from __future__ import annotations
@@ -117,7 +120,7 @@ def measure(path: Path, naive: bool = True) -> dict:
         total = time.perf_counter() - t0
         if not result.ok:
             return {"file": path.name, "error": result.error, "total_s": round(total, 2)}
-        texts = [c.text for c in store.catalog.list_chunks(result.filing.filing_id)]
+        texts = [c.indexed_text for c in store.catalog.list_chunks(result.filing.filing_id)]
         t1 = time.perf_counter()
         store.embedder.embed_documents(texts)
         floor = time.perf_counter() - t1
@@ -136,11 +139,75 @@ def measure(path: Path, naive: bool = True) -> dict:
     }
 
 
+REUSE_PAIRS = [
+    (SHARED / "filings" / "NVDA_10K_FY2023.htm", SHARED / "filings" / "NVDA_10K_FY2024.htm"),
+    (SHARED / "filings" / "AAPL_10K_FY2023.htm", SHARED / "filings" / "AAPL_10K_FY2024.htm"),
+]
+
+
+def measure_reuse(earlier: Path, later: Path) -> dict:
+    """The later filing ingested alone, then after the earlier one; then the later one re-indexed."""
+    from core.ingest.pipeline import reindex_filing
+
+    with tempfile.TemporaryDirectory() as tmp:
+        alone = IndexStore.open(Settings(data_dir=Path(tmp) / "alone"))
+        alone.embedder.embed_query("warm up")
+        t0 = time.perf_counter()
+        fresh = ingest_file(alone, later.read_bytes(), later.name)
+        fresh_s = time.perf_counter() - t0
+        shared = IndexStore.open(Settings(data_dir=Path(tmp) / "shared"))
+        ingest_file(shared, earlier.read_bytes(), earlier.name)
+        t0 = time.perf_counter()
+        after = ingest_file(shared, later.read_bytes(), later.name)
+        after_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        again = reindex_filing(shared, after.filing.filing_id)
+        again_s = time.perf_counter() - t0
+    chunks = after.filing.chunks
+    return {
+        "earlier": earlier.name,
+        "later": later.name,
+        "chunks": chunks,
+        "alone_s": round(fresh_s, 1),
+        "alone_embed_s": round(fresh.stage_seconds.get("embed", 0.0), 1),
+        "after_earlier_reused": after.reused_embeddings,
+        "after_earlier_reused_share": round(after.reused_embeddings / chunks, 3),
+        "after_earlier_s": round(after_s, 1),
+        "after_earlier_embed_s": round(after.stage_seconds.get("embed", 0.0), 1),
+        "reindex_reused": again.reused_embeddings,
+        "reindex_s": round(again_s, 1),
+    }
+
+
+def reuse_main() -> None:
+    rows = [measure_reuse(a, b) for a, b in REUSE_PAIRS if a.exists() and b.exists()]
+    header = (
+        "| later filing | passages | alone s (embed) | after the earlier 10-K: reused | s (embed) "
+        "| re-index: reused | s |"
+    )
+    print(header)
+    print("|---|" + "---:|" * (header.count("|") - 2))
+    for r in rows:
+        print(
+            f"| {r['later']} | {r['chunks']} | {r['alone_s']:.1f} ({r['alone_embed_s']:.1f}) "
+            f"| {r['after_earlier_reused']} ({r['after_earlier_reused_share']:.0%}) "
+            f"| {r['after_earlier_s']:.1f} ({r['after_earlier_embed_s']:.1f}) | {r['reindex_reused']} "
+            f"| {r['reindex_s']:.1f} |"
+        )
+    out = ROOT / "benchmarks" / "results" / "ingest_reuse.json"
+    out.write_text(json.dumps({"machine": platform.platform(), "rows": rows}, indent=2))
+    print(f"\nwrote {out.relative_to(ROOT)}", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--hostile", action="store_true", help="generated worst cases instead of filings")
+    parser.add_argument("--reuse", action="store_true", help="embedding cache: next year's 10-K, re-index")
     args = parser.parse_args()
+    if args.reuse:
+        reuse_main()
+        return
     scratch = tempfile.TemporaryDirectory()
     files = hostile_files(Path(scratch.name)) if args.hostile else args.files or DEFAULT_FILES
     rows = []

@@ -12,7 +12,7 @@ from typing import Any
 
 from core.config import Settings
 from core.graph.cli_commands import add_research_commands
-from core.models import Chunk
+from core.models import Chunk, IngestResult
 from core.service import Workbench
 
 
@@ -34,20 +34,39 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             failed = True
             print(f"{path}: {result.error}", file=sys.stderr)
             continue
-        f = result.filing
-        _print_json(
-            {
-                "filing_id": f.filing_id,
-                "company": f.company,
-                "form": f.form,
-                "fiscal_year": f.fiscal_year,
-                "pages": f.pages,
-                "chunks": f.chunks,
-                "sections": f.sections,
-                "seconds": f.seconds,
-                "duplicate": result.duplicate,
-            }
-        )
+        _print_json(_ingest_record(result))
+    return 1 if failed else 0
+
+
+def _ingest_record(result: IngestResult) -> dict:
+    f = result.filing
+    assert f is not None
+    return {
+        "filing_id": f.filing_id,
+        "company": f.company,
+        "form": f.form,
+        "fiscal_year": f.fiscal_year,
+        "pages": f.pages,
+        "chunks": f.chunks,
+        "sections": f.sections,
+        "seconds": f.seconds,
+        "duplicate": result.duplicate,
+        "reused_embeddings": result.reused_embeddings,
+    }
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    """Re-index filings from their stored originals (default: those indexed by an older version)."""
+    bench = _workbench(args)
+    ids = args.filing or [f.filing_id for f in (bench.filings() if args.all else bench.outdated_filings())]
+    failed = False
+    for filing_id in ids:
+        result = bench.reindex([filing_id])[0]
+        if not result.ok:
+            failed = True
+            print(f"{filing_id}: {result.error}", file=sys.stderr)
+            continue
+        _print_json(_ingest_record(result))
     return 1 if failed else 0
 
 
@@ -218,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("chunks", cmd_chunks, "print chunks as JSON Lines").add_argument("--filing", default=None)
     add("filings", cmd_filings, "list ingested filings")
     add("delete", cmd_delete, "delete a filing").add_argument("filing_id")
+    reindex = add("reindex", cmd_reindex, "index filings again from their stored originals")
+    reindex.add_argument("--filing", action="append", default=None, help="filing id (repeatable)")
+    reindex.add_argument("--all", action="store_true", help="every filing, not only the outdated ones")
     retrieve = add("retrieve", cmd_retrieve, "search the ingested filings")
     retrieve.add_argument("query")
     retrieve.add_argument("--strategy", choices=["auto", "vector", "keyword", "hybrid"], default="auto")

@@ -99,6 +99,10 @@ class Settings(BaseSettings):
         return self.data_dir / "bm25.pkl"
 
     @property
+    def embedding_cache_path(self) -> Path:
+        return self.data_dir / "embeddings.sqlite"
+
+    @property
     def checkpoint_path(self) -> Path:
         return self.data_dir / "checkpoints.sqlite"
 

@@ -57,6 +57,8 @@ def _now() -> datetime:
 # --- Ingestion ------------------------------------------------------------------------------
 
 SourceType = Literal["pdf", "html", "txt"]
+#: Company label of a filing whose cover page named no company.
+UNKNOWN_COMPANY = "Unknown company"
 
 
 class Filing(BaseModel):
@@ -74,6 +76,9 @@ class Filing(BaseModel):
     section_titles: dict[str, str] = Field(default_factory=dict, description="Item -> title found.")
     size_bytes: int = 0
     seconds: float = 0.0
+    index_version: int = Field(
+        default=1, description="How its passages were indexed (core.ingest.pipeline.INDEX_VERSION when new)."
+    )
     ingested_at: datetime = Field(default_factory=_now)
 
     @property
@@ -102,6 +107,15 @@ class Chunk(BaseModel):
     char_end: int
     kind: Literal["text", "table"] = "text"
     text: str
+    context: str = Field(
+        default="",
+        description="What the passage is about (filing, Item, page heading): indexed with it, never quoted.",
+    )
+
+    @property
+    def indexed_text(self) -> str:
+        """The text the embedding and the keyword index read: the context line, then the passage."""
+        return f"{self.context}\n{self.text}" if self.context else self.text
 
 
 class IngestProgress(BaseModel):
@@ -122,6 +136,9 @@ class IngestResult(BaseModel):
     duplicate: bool = False
     error: str | None = None
     stage_seconds: dict[str, float] = Field(default_factory=dict)
+    reused_embeddings: int = Field(
+        default=0, description="Passages whose vector came from the embedding cache."
+    )
 
 
 # --- Retrieval ------------------------------------------------------------------------------

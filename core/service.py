@@ -14,7 +14,7 @@ from core.graph.deps import EventCallback, build_deps
 from core.graph.records import RunRecord, RunSummary
 from core.graph.runner import ResearchRunner
 from core.index.store import IndexStore
-from core.ingest.pipeline import ProgressCallback, ingest_file
+from core.ingest.pipeline import INDEX_VERSION, ProgressCallback, ingest_file, reindex_filing
 from core.models import (
     Chunk,
     EvalConfig,
@@ -112,6 +112,16 @@ class Workbench:
 
     def delete_filing(self, filing_id: str) -> bool:
         return self.store.delete_filing(filing_id)
+
+    def outdated_filings(self) -> list[Filing]:
+        """Filings indexed by an older version of the indexing (re-indexing them improves search)."""
+        return [f for f in self.filings() if f.index_version < INDEX_VERSION]
+
+    def reindex(
+        self, filing_ids: Iterable[str], on_progress: ProgressCallback | None = None
+    ) -> list[IngestResult]:
+        """Index filings again from their stored originals with the current indexing, one after another."""
+        return [reindex_filing(self.store, filing_id, on_progress) for filing_id in filing_ids]
 
     # --- Retrieval ---------------------------------------------------------------------------
 

@@ -21,6 +21,21 @@ STAGE_LABELS = {
     "error": "Rejected",
 }
 
+
+def progress_bars(names: list[str]):
+    """One progress bar per file, and the callback that moves them."""
+    bars = {name: st.progress(0.0, text=f"{name}: waiting") for name in names}
+
+    def show(progress: IngestProgress) -> None:
+        bar = bars.get(progress.filename)
+        if bar is not None:
+            label = STAGE_LABELS.get(progress.stage, progress.stage)
+            detail = f" — {progress.message}" if progress.message and progress.stage == "embed" else ""
+            bar.progress(progress.fraction, text=f"{progress.filename}: {label}{detail}")
+
+    return show
+
+
 bench = workbench()
 st.title("Library")
 st.caption(
@@ -38,30 +53,41 @@ uploads = st.file_uploader(
     help=f"Up to {bench.settings.max_upload_mb:g} MB per file. Uploading the same file twice changes nothing.",
 )
 if uploads and st.button("Ingest", type="primary", icon=":material/upload:"):
-    bars = {u.name: st.progress(0.0, text=f"{u.name}: waiting") for u in uploads}
-
-    def show(progress: IngestProgress) -> None:
-        bar = bars.get(progress.filename)
-        if bar is not None:
-            label = STAGE_LABELS.get(progress.stage, progress.stage)
-            detail = f" — {progress.message}" if progress.message and progress.stage == "embed" else ""
-            bar.progress(progress.fraction, text=f"{progress.filename}: {label}{detail}")
-
+    show = progress_bars([u.name for u in uploads])
     results = bench.ingest(((u.name, u.getvalue()) for u in uploads), on_progress=show)
     st.session_state["last_results"] = [r.model_dump(mode="json") for r in results]
     st.session_state["uploads_done"] = st.session_state.get("uploads_done", 0) + 1
     st.rerun()
 
+# --- Filings indexed by an older version ---------------------------------------------------------
+outdated = bench.outdated_filings()
+if outdated:
+    with st.container(border=True):
+        st.markdown(
+            f"**{len(outdated)} filing(s) were indexed by an older version** of the workbench: "
+            + escape_markdown(", ".join(f.label for f in outdated[:6]) + (" …" if len(outdated) > 6 else ""))
+            + ". Re-indexing reads each stored original again so that every passage is searched with its "
+            "context (company, year, Item and page heading); it takes about as long as the first upload."
+        )
+        if st.button("Re-index them", icon=":material/refresh:", key="reindex-outdated"):
+            show = progress_bars([f.filename for f in outdated])
+            results = bench.reindex([f.filing_id for f in outdated], on_progress=show)
+            st.session_state["last_results"] = [
+                r.model_dump(mode="json") | {"reindex": True} for r in results
+            ]
+            st.rerun()
+
 for result in st.session_state.get("last_results", []):
     name = escape_markdown(result["filename"])
     if not result["ok"]:
-        st.error(f"**{name}** was not ingested: {escape_markdown(result['error'])}", icon=":material/error:")
+        what = "re-indexed" if result.get("reindex") else "ingested"
+        st.error(f"**{name}** was not {what}: {escape_markdown(result['error'])}", icon=":material/error:")
     elif result["duplicate"]:
         st.info(f"**{name}** is already in the library; nothing changed.", icon=":material/info:")
     else:
         f = result["filing"]
         st.success(
-            f"**{name}** ingested: {f['chunks']} passages in {len(f['sections'])} sections "
+            f"**{name}** {'re-indexed' if result.get('reindex') else 'ingested'}: {f['chunks']} passages in {len(f['sections'])} sections "
             f"from {f['pages']} pages ({f['seconds']:.1f} s).",
             icon=":material/check_circle:",
         )

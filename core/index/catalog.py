@@ -65,6 +65,14 @@ class Catalog:
             [(c.chunk_id, c.filing_id, c.section, c.chunk_index, c.model_dump_json()) for c in chunks],
         )
 
+    def update_filing(self, filing: Filing) -> None:
+        """Rewrite a filing's record (e.g. with its final ingestion time)."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE filings SET record = ? WHERE filing_id = ?",
+                (filing.model_dump_json(), filing.filing_id),
+            )
+
     def delete_filing_rows(self, conn: sqlite3.Connection, filing_id: str) -> None:
         """Delete a filing and its chunks inside an open transaction."""
         conn.execute("DELETE FROM chunks WHERE filing_id = ?", (filing_id,))

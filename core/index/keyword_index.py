@@ -116,7 +116,10 @@ class KeywordIndex:
     def add_filing(self, filing_id: str, chunks: list[Chunk]) -> None:
         """Tokenise and add a filing's chunks, then persist."""
         with self._lock:
-            self._filings[filing_id] = ([c.chunk_id for c in chunks], [tokenize(c.text) for c in chunks])
+            self._filings[filing_id] = (
+                [c.chunk_id for c in chunks],
+                [tokenize(c.indexed_text) for c in chunks],
+            )
             self._fit()
             self._save()
 

@@ -7,13 +7,18 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 
+import numpy as np
+
+from core.index.embedding_cache import CacheStats
 from core.index.store import IndexStore
 from core.ingest.chunker import chunk_sections
+from core.ingest.context import add_context
 from core.ingest.errors import IngestError
 from core.ingest.parse import parse_filing, split_sections
 from core.ingest.validate import check_upload
-from core.models import Filing, IngestProgress, IngestResult
+from core.models import UNKNOWN_COMPANY, Chunk, Filing, IngestProgress, IngestResult, SourceType
 
 log = logging.getLogger(__name__)
 
@@ -28,114 +33,202 @@ def filing_id_for(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def ingest_file(
-    store: IndexStore, data: bytes, filename: str, on_progress: ProgressCallback | None = None
-) -> IngestResult:
-    """Ingest one file; never raises for bad input, returns a result with a readable error instead."""
-    started = time.perf_counter()
-    stage_seconds: dict[str, float] = {}
-    stage = "validate"
+#: How passages are indexed; a filing indexed by an older version can be re-indexed from its stored original.
+#: 1: passage text only. 2: each passage indexed with its context line (filing, Item, page heading).
+INDEX_VERSION = 2
 
-    def report(name: str, fraction_in_stage: float = 0.0, message: str = "") -> None:
-        if on_progress is None:
+
+class _Progress:
+    """Reports a filing's progress through the stages and times each stage."""
+
+    def __init__(self, filename: str, on_progress: ProgressCallback | None) -> None:
+        self.filename = filename
+        self.on_progress = on_progress
+        self.stage = "validate"
+        self.stage_seconds: dict[str, float] = {}
+        self.started = time.perf_counter()
+        self._t = self.started
+
+    def report(self, name: str, fraction_in_stage: float = 0.0, message: str = "") -> None:
+        if self.on_progress is None:
             return
         start = _STAGE_START.get(name, 1.0)
         following = [v for v in _STAGE_START.values() if v > start]
         end = min(following) if following else 1.0
         fraction = min(1.0, start + (end - start) * fraction_in_stage)
-        on_progress(IngestProgress(filename=filename, stage=name, fraction=fraction, message=message))
-
-    def timed(name: str) -> float:
-        nonlocal stage
-        stage = name
-        report(name, 0.0, name)
-        return time.perf_counter()
-
-    try:
-        t = timed("validate")
-        settings = store.settings
-        source_type = check_upload(data, filename, settings.max_upload_bytes)
-        filing_id = filing_id_for(data)
-        existing = store.catalog.get_filing(filing_id)
-        if existing is not None:
-            report("duplicate", 1.0, "Already in the library: nothing changed.")
-            return IngestResult(filename=filename, ok=True, filing=existing, duplicate=True)
-        stage_seconds["validate"] = time.perf_counter() - t
-
-        t = timed("parse")
-        parsed = parse_filing(data, source_type)
-        stage_seconds["parse"] = time.perf_counter() - t
-
-        t = timed("sections")
-        sections = split_sections(parsed)
-        stage_seconds["sections"] = time.perf_counter() - t
-
-        t = timed("chunk")
-        chunks = chunk_sections(
-            parsed,
-            sections,
-            filing_id=filing_id,
-            count_tokens=store.embedder.count_tokens,
-            max_tokens=settings.chunk_tokens,
-            overlap_tokens=settings.chunk_overlap_tokens,
+        self.on_progress(
+            IngestProgress(filename=self.filename, stage=name, fraction=fraction, message=message)
         )
-        if not chunks:
-            raise IngestError("No text could be extracted from this file.", stage="chunk")
-        stage_seconds["chunk"] = time.perf_counter() - t
 
-        t = timed("embed")
-        vectors = store.embedder.embed_documents(
-            [c.text for c in chunks],
-            on_batch=lambda done, total: report("embed", done / total, f"embedded {done}/{total} chunks"),
-        )
-        stage_seconds["embed"] = time.perf_counter() - t
+    def begin(self, name: str) -> None:
+        self.stage = name
+        self._t = time.perf_counter()
+        self.report(name, 0.0, name)
 
-        t = timed("index")
-        filing = Filing(
-            filing_id=filing_id,
-            filename=filename,
-            company=parsed.company or "Unknown company",
-            form=parsed.form or "10-K",
-            fiscal_year=parsed.fiscal_year,
-            source_type=source_type,
-            pages=parsed.pages,
-            chunks=len(chunks),
-            sections=dict(Counter(c.section for c in chunks)),
-            section_titles={s.item: s.title for s in sections},
-            size_bytes=len(data),
-        )
-        _write_all_or_nothing(store, filing, chunks, vectors, data)
-        stage_seconds["index"] = time.perf_counter() - t
-        filing.seconds = round(time.perf_counter() - started, 3)
-        with store.catalog.transaction() as conn:
-            conn.execute(
-                "UPDATE filings SET record = ? WHERE filing_id = ?",
-                (filing.model_dump_json(), filing.filing_id),
+    def end(self) -> None:
+        self.stage_seconds[self.stage] = time.perf_counter() - self._t
+
+    def failed(self, message: str) -> IngestResult:
+        if self.on_progress:
+            self.on_progress(
+                IngestProgress(filename=self.filename, stage="error", fraction=1.0, message=message)
             )
-        report("done", 1.0, f"{len(chunks)} chunks indexed")
-        return IngestResult(filename=filename, ok=True, filing=filing, stage_seconds=stage_seconds)
-    except IngestError as exc:
-        return _failed(filename, str(exc), stage_seconds, on_progress)
-    except Exception as exc:
-        log.exception("ingesting %r failed at stage %s", filename, stage)
-        message = (
-            f"Could not ingest this file ({stage} failed: {type(exc).__name__}). Details are in the log."
+        return IngestResult(filename=self.filename, ok=False, error=message, stage_seconds=self.stage_seconds)
+
+    def crashed(self, exc: Exception, what: str = "ingest") -> IngestResult:
+        log.exception("%s of %r failed at stage %s", what, self.filename, self.stage)
+        return self.failed(
+            f"Could not {what} this file ({self.stage} failed: {type(exc).__name__}). Details are in the log."
         )
-        return _failed(filename, message, stage_seconds, on_progress)
 
 
-def _failed(
-    filename: str, message: str, stage_seconds: dict[str, float], on_progress: ProgressCallback | None
+@dataclass
+class _Prepared:
+    filing: Filing
+    chunks: list[Chunk]
+    vectors: np.ndarray
+    reused: int
+
+
+def _prepare(
+    store: IndexStore, progress: _Progress, data: bytes, filename: str, source_type: SourceType
+) -> _Prepared:
+    """Parse, split into Items, chunk with context and embed, touching no store."""
+    settings = store.settings
+    filing_id = filing_id_for(data)
+    progress.begin("parse")
+    parsed = parse_filing(data, source_type)
+    progress.end()
+
+    progress.begin("sections")
+    sections = split_sections(parsed)
+    progress.end()
+
+    progress.begin("chunk")
+    chunks = chunk_sections(
+        parsed,
+        sections,
+        filing_id=filing_id,
+        count_tokens=store.embedder.count_tokens,
+        max_tokens=settings.chunk_tokens,
+        overlap_tokens=settings.chunk_overlap_tokens,
+    )
+    if not chunks:
+        raise IngestError("No text could be extracted from this file.", stage="chunk")
+    chunks = add_context(parsed, chunks)
+    progress.end()
+
+    progress.begin("embed")
+    stats = CacheStats()
+    vectors = store.embedding_cache.embed(
+        store.embedder,
+        [c.indexed_text for c in chunks],
+        on_batch=lambda done, total: progress.report(
+            "embed", done / total, f"embedded {done}/{total} chunks"
+        ),
+        stats=stats,
+    )
+    progress.end()
+    filing = Filing(
+        filing_id=filing_id,
+        filename=filename,
+        company=parsed.company or UNKNOWN_COMPANY,
+        form=parsed.form or "10-K",
+        fiscal_year=parsed.fiscal_year,
+        source_type=source_type,
+        pages=parsed.pages,
+        chunks=len(chunks),
+        sections=dict(Counter(c.section for c in chunks)),
+        section_titles={s.item: s.title for s in sections},
+        size_bytes=len(data),
+        index_version=INDEX_VERSION,
+    )
+    return _Prepared(filing, chunks, vectors, stats.reused)
+
+
+def _finish(store: IndexStore, progress: _Progress, prepared: _Prepared) -> IngestResult:
+    filing = prepared.filing
+    filing.seconds = round(time.perf_counter() - progress.started, 3)
+    store.catalog.update_filing(filing)
+    progress.report("done", 1.0, f"{len(prepared.chunks)} chunks indexed")
+    return IngestResult(
+        filename=progress.filename,
+        ok=True,
+        filing=filing,
+        stage_seconds=progress.stage_seconds,
+        reused_embeddings=prepared.reused,
+    )
+
+
+def ingest_file(
+    store: IndexStore, data: bytes, filename: str, on_progress: ProgressCallback | None = None
 ) -> IngestResult:
-    if on_progress:
-        on_progress(IngestProgress(filename=filename, stage="error", fraction=1.0, message=message))
-    return IngestResult(filename=filename, ok=False, error=message, stage_seconds=stage_seconds)
+    """Ingest one file; never raises for bad input, returns a result with a readable error instead."""
+    progress = _Progress(filename, on_progress)
+    try:
+        progress.begin("validate")
+        source_type = check_upload(data, filename, store.settings.max_upload_bytes)
+        existing = store.catalog.get_filing(filing_id_for(data))
+        if existing is not None:
+            progress.report("duplicate", 1.0, "Already in the library: nothing changed.")
+            return IngestResult(filename=filename, ok=True, filing=existing, duplicate=True)
+        progress.end()
+        prepared = _prepare(store, progress, data, filename, source_type)
+        progress.begin("index")
+        _write_all_or_nothing(store, prepared.filing, prepared.chunks, prepared.vectors, data)
+        progress.end()
+        return _finish(store, progress, prepared)
+    except IngestError as exc:
+        return progress.failed(str(exc))
+    except Exception as exc:  # noqa: BLE001 - any failure becomes a readable result; details go to the log
+        return progress.crashed(exc)
 
 
-def _write_all_or_nothing(store: IndexStore, filing: Filing, chunks, vectors, data: bytes) -> None:
-    """Write catalog rows, vectors, BM25 postings and the original; undo every store on any failure."""
+def reindex_filing(
+    store: IndexStore, filing_id: str, on_progress: ProgressCallback | None = None
+) -> IngestResult:
+    """Index a filing again from its stored original, with the current INDEX_VERSION.
+
+    Parsing, chunking and embedding happen first, touching nothing; then the old passages are replaced in
+    every store at once. The name and the time it was first added are kept.
+    """
+    old = store.catalog.get_filing(filing_id)
+    if old is None:
+        return IngestResult(filename=filing_id, ok=False, error="This filing is no longer in the library.")
+    progress = _Progress(old.filename, on_progress)
+    original = store.settings.uploads_dir / f"{filing_id}.{old.source_type}"
+    try:
+        data = original.read_bytes()
+    except OSError:
+        return progress.failed(
+            "The original file is no longer in the data directory, so it cannot be re-indexed: "
+            "delete the filing and upload the file again."
+        )
+    try:
+        prepared = _prepare(store, progress, data, old.filename, old.source_type)
+        prepared.filing.ingested_at = old.ingested_at
+        progress.begin("index")
+        _write_all_or_nothing(store, prepared.filing, prepared.chunks, prepared.vectors, data, replacing=True)
+        progress.end()
+        return _finish(store, progress, prepared)
+    except IngestError as exc:
+        return progress.failed(str(exc))
+    except Exception as exc:  # noqa: BLE001 - as in ingest_file
+        return progress.crashed(exc, what="re-index")
+
+
+def _write_all_or_nothing(
+    store: IndexStore, filing: Filing, chunks, vectors, data: bytes, *, replacing: bool = False
+) -> None:
+    """Write catalog rows, vectors, BM25 postings and the original; undo every store on any failure.
+
+    `replacing`: the filing's current passages are removed first (a re-index); on a failure the stored
+    original stays, so the file is never lost.
+    """
     upload = store.settings.uploads_dir / f"{filing.filing_id}.{filing.source_type}"
     with store.write_lock:
+        if replacing:
+            store.remove_unlocked(filing.filing_id, keep_original=True)
         try:
             with store.catalog.transaction() as conn:
                 store.catalog.insert_filing(conn, filing, chunks)
@@ -145,11 +238,13 @@ def _write_all_or_nothing(store: IndexStore, filing: Filing, chunks, vectors, da
                 upload.write_bytes(data)
         except BaseException:
             # The catalog transaction rolled back by itself; undo the stores that have no transactions.
-            for undo in (
+            undo_steps = [
                 lambda: store.vectors.delete_filing(filing.filing_id),
                 lambda: store.keywords.remove_filing(filing.filing_id),
-                lambda: upload.unlink(missing_ok=True),
-            ):
+            ]
+            if not replacing:
+                undo_steps.append(lambda: upload.unlink(missing_ok=True))
+            for undo in undo_steps:
                 try:
                     undo()
                 except Exception:

@@ -68,7 +68,7 @@ class LocalReranker:
         if not candidates:
             return []
         analysis = analysis or analyze_query(query)
-        docs = [tokenize(c.chunk.text) for c in candidates]
+        docs = [tokenize(c.chunk.indexed_text) for c in candidates]
         signals = {
             "semantic": _minmax(self._semantic(analysis, candidates)),
             "lexical": _minmax(_bm25(_query_tokens(analysis), docs)),
@@ -94,7 +94,7 @@ class LocalReranker:
             stored = self._vectors.get_embeddings(ids)
         missing = [i for i, cid in enumerate(ids) if cid not in stored]
         if missing:  # one batch for whatever the store could not give back
-            fresh = self._embedder.embed_documents([candidates[i].chunk.text for i in missing])
+            fresh = self._embedder.embed_documents([candidates[i].chunk.indexed_text for i in missing])
             for row, i in enumerate(missing):
                 stored[ids[i]] = fresh[row]
         return [float(np.dot(query_vec, stored[cid])) for cid in ids]

@@ -6,10 +6,7 @@ import re
 from dataclasses import dataclass
 
 from core.index.tokenizer import tokenize
-from core.models import Filing, QueryAnalysis
-
-#: Company label ingestion gives a filing whose cover page named no company (core.ingest.pipeline).
-UNKNOWN_COMPANY = "Unknown company"
+from core.models import UNKNOWN_COMPANY, Filing, QueryAnalysis
 
 # Legal-form words say nothing about which company is meant.
 _SUFFIXES = frozenset(
