@@ -13,7 +13,7 @@ SAMPLE = REPO_ROOT / "sample_docs" / "northwind_10k_fy2025.html"
 CORRUPT = REPO_ROOT / "tests" / "fixtures" / "corrupt.pdf"
 
 
-def test_upload_sample_and_a_bad_file(app_server, page):
+def test_upload_sample_a_bad_file_and_reindex(app_server, page):
     page.goto(app_server["url"])
     wait_for_app(page)
     page.get_by_text("No filings yet").wait_for()
@@ -30,3 +30,21 @@ def test_upload_sample_and_a_bad_file(app_server, page):
     assert "corrupt.pdf was not ingested" in body
     assert "Filings (1)" in body
     assert "Item 1A" in body
+
+    # A filing indexed by an older version: the Library says so and re-indexes it in place.
+    from core.index.catalog import Catalog
+
+    catalog = Catalog(app_server["data_dir"] / "catalog.sqlite")
+    (filing,) = catalog.list_filings()
+    catalog.update_filing(filing.model_copy(update={"index_version": 1}))
+    catalog.close()
+    page.reload()
+    wait_for_app(page)
+    page.get_by_text("indexed by an older version").wait_for()
+    screenshot(page, "library-outdated")
+    page.get_by_role("button", name="Re-index them").click()
+    page.get_by_text("re-indexed:").wait_for(timeout=300_000)
+    wait_for_app(page)
+    body = page.locator("body").inner_text()
+    assert "indexed by an older version" not in body
+    assert "Filings (1)" in body
