@@ -7,7 +7,7 @@ import re
 from core.agents.base import AgentDeps
 from core.agents.contracts import ReflectInput
 from core.agents.structured import structured_call
-from core.finance.lexicon import STATEMENT_SEARCH_TERMS, line_item_for
+from core.finance.lexicon import STATEMENT_SEARCH_TERMS, line_item_for, line_items_in
 from core.models import Gap, ResearchNote
 from core.prompts import REFLECTOR_HUMAN, REFLECTOR_SYSTEM
 from core.tools.sentences import content_terms
@@ -37,24 +37,35 @@ _NOT_TOPICS = {
     "level",
     "total",
 }
-_EXPANSIONS = {"r&d": "research development", "capex": "capital expenditures", "sg&a": "selling general"}
+
+
+#: A currency or unit says how to state a figure, not what to find ("USD", "millions", "percent").
+_UNIT_KEYWORD = re.compile(
+    r"(?:usd|us\$|\$|dollars?|eur|gbp|(?:usd\s*)?(?:thousand|million|billion)s?|percent(?:age)?s?|%)", re.I
+)
 
 
 def missing_keywords(keywords: list[str], text: str) -> list[str]:
-    """Topic keywords none of whose words (by 5-letter prefix) occur in `text`."""
+    """Topic keywords none of whose words (by 5-letter prefix) occur in `text` (units are no topic); a
+    line item counts as found when the text names it in any of its wordings ("capex" in "purchases of
+    property, plant and equipment")."""
     prefixes = {t[:5] for t in content_terms(text)}
+    items_named = {item.key for item in line_items_in(text)}
     years = set(re.findall(r"(?:19|20)\d{2}", text))
     missing = []
     for keyword in keywords:
         low = keyword.lower()
-        if low in _NOT_TOPICS or len(low) < 3:
+        if low in _NOT_TOPICS or len(low) < 3 or _UNIT_KEYWORD.fullmatch(low.strip()):
             continue
         year = re.fullmatch(r"(?:fy|fiscal\s*)?((?:19|20)\d{2})", low)
         if year:
             if year.group(1) not in years:
                 missing.append(keyword)
             continue
-        terms = content_terms(_EXPANSIONS.get(low, keyword))
+        item = line_item_for(keyword)
+        if item is not None and item.key in items_named:
+            continue
+        terms = content_terms(keyword)
         if terms and not any(t[:5] in prefixes for t in terms):
             missing.append(keyword)
     return missing

@@ -110,3 +110,11 @@ def test_evidence_pool_deduplicates_and_credits_every_step():
     ]
     pool = evidence_pool(digests)
     assert [(e.evidence_id, e.found_by) for e in pool] == [("S1-E1", [0, 1]), ("S2-E1", [1]), ("S3-E2", [2])]
+
+
+def test_units_and_currencies_are_not_missing_topics():
+    from core.agents.reflector import missing_keywords
+
+    text = "Purchases of property, plant and equipment were $1,577 million in fiscal 2023."
+    keywords = ["USD", "millions", "USD millions", "percent", "capex", "FY2023", "dividends"]
+    assert missing_keywords(keywords, text) == ["dividends"]
