@@ -283,6 +283,20 @@ def test_candidates_table_shows_every_stage_of_every_candidate():
     assert not frame["Kept"].any()
 
 
+def test_statement_page_candidates_show_their_rank_and_no_invented_search_score():
+    from core.graph.records import CandidateRef
+    from core.models import StageScores
+    from views.components.step_panel import candidates_frame
+
+    step = _search_step(
+        strategy="hybrid",
+        candidates=[CandidateRef(chunk_id="s1", score=0.0, scores=StageScores(statement_rank=1, rerank=0.7))],
+    )
+    frame = candidates_frame(step)
+    assert frame.loc[0, "Statement page"] == 1 and frame.loc[0, "rerank"] == 0.7
+    assert pd.isna(frame.loc[0, "fused"]), "a statement page was not found by the search: no search score"
+
+
 def test_widening_is_a_warning_only_when_evidence_left_the_item():
     from core.models import Evidence
     from views.components.step_panel import _evidence_all_in_item

@@ -35,10 +35,11 @@ def candidates_frame(step: StepRecord) -> pd.DataFrame:
             "fused": scores.fused if scores else None,
             "rerank": scores.rerank if scores else None,
             "Rerank rank": scores.rerank_rank if scores else None,
+            "Statement page": scores.statement_rank if scores else None,
             "Widened": cand.widened,
             "Kept": kept is not None,
         }
-        if row[stage] is None:
+        if row[stage] is None and row["Statement page"] is None:
             row[stage] = cand.score
         rows.append(row)
     return pd.DataFrame(rows)
@@ -154,6 +155,11 @@ def step_panel(step: StepRecord, run_id: str, can_override: bool, expanded: bool
                         ),
                         "Kept": st.column_config.CheckboxColumn(
                             "Kept", help="Kept as evidence after reranking"
+                        ),
+                        "Statement page": st.column_config.NumberColumn(
+                            "Statement page",
+                            help="Joined as a page of the financial statement that reports the figure asked "
+                            "for (its rank among those pages)",
                         ),
                     },
                 )
