@@ -342,8 +342,9 @@ def _display_title(item: str, raw: str) -> str:
         return ITEM_TITLES[item]
     got = _letters(title)
     for known in _titles_for(item):
-        # "Business This Annual Report on Form 10-K ..." starts with the whole known title and goes on.
-        if got.startswith(_letters(known)) and len(title) > len(known) + 3:
+        # "Business This Annual Report on Form 10-K ..." starts with the whole known title and goes on;
+        # "Propertie s" is the known title with a word split by PDF extraction.
+        if got.startswith(_letters(known)) and (len(title) > len(known) + 3 or got == _letters(known)):
             return known
     return title
 

@@ -207,4 +207,7 @@ def test_title_run_into_body_text_is_cut_back_to_the_known_title():
         _display_title("Item 1", "Business This Annual Report on Form 10-K and the documents") == "Business"
     )
     assert _display_title("Item 1A", "RISK FACTORS") == "Risk Factors"
+    # A word split by PDF extraction is the known title.
+    assert _display_title("Item 2", "Propertie s") == "Properties"
+    assert _display_title("Item 1A", "Ris k Factors") == "Risk Factors"
     assert _display_title("Item 7", "") == ITEM_TITLES["Item 7"]
