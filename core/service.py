@@ -26,6 +26,7 @@ from core.models import (
     SectionSummary,
     section_rank,
 )
+from core.report.labels import clip
 from core.retrieval.retriever import Retriever, StrategyChoice
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ class Workbench:
                     chunks=len(chunks),
                     first_page=min(c.page for c in chunks),
                     last_page=max(c.page for c in chunks),
-                    preview=" ".join(chunks[0].text.split())[:400],
+                    preview=clip(chunks[0].text, 400),
                 )
             )
         return sorted(summaries, key=lambda s: (section_rank(s.section), s.first_page))

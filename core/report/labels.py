@@ -36,9 +36,16 @@ def safe_url(url: str | None) -> str | None:
 
 
 def clip(text: str, limit: int = _CELL_LIMIT) -> str:
-    """One-line text cut to `limit` characters with an ellipsis."""
+    """One-line text cut to at most `limit` characters with an ellipsis, after a whole word when one ends
+    in the last third."""
     flat = one_line(text)
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= (2 * limit) // 3:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
 
 
 def item_label(section: str | None, section_title: str | None = None) -> str:
