@@ -119,3 +119,27 @@ def test_cover_metadata_of_every_financebench_10k():
             wrong.append((name, parsed.company, parsed.fiscal_year))
         assert parsed.form == "10-K" and parsed.period_end
     assert not wrong, wrong
+
+
+def test_statement_page_passages_carry_the_statement_title_and_periods_in_their_context():
+    """3M's 2018 cash flow statement (page 60): every passage of the page, also those cut below its top,
+    is indexed with the statement's title and its year columns."""
+    from core.ingest.context import add_context
+
+    parsed, sections = load_real("financebench", "pdfs", "3M_2018_10K.pdf")
+    chunks = chunk_sections(
+        parsed,
+        sections,
+        filing_id="3m".ljust(64, "0"),
+        count_tokens=word_count,
+        max_tokens=170,
+        overlap_tokens=30,
+    )
+    on_page = [c for c in add_context(parsed, chunks) if c.page == 60]
+    assert len(on_page) >= 2
+    for chunk in on_page:
+        text = f"{chunk.context} {chunk.text}"
+        assert "Statement of Cash Flow" in " ".join(text.split()).replace("Flow s", "Flows")
+        assert all(year in text for year in ("2018", "2017", "2016"))
+        assert chunk.context.startswith("3M Company 10-K FY2018 | Item 8")
+        assert chunk.context not in chunk.text
