@@ -38,7 +38,8 @@ class LocalReranker:
       and the chunk; stored chunk vectors are reused from the vector store, so nothing is re-embedded.
     - lexical (0.20): BM25 of the query's keywords over the candidate set itself, so the idf rewards
       terms that discriminate between candidates rather than across the whole library.
-    - prior (0.12): the first-stage rank (fused, else vector, else keyword), linearly from 1 to 0.
+    - prior (0.12): the first-stage rank (fused, else vector, else keyword, else the rank of the statement
+      page it joined as), linearly from 1 to 0.
     - item (0.08): 1 when the chunk's Item is the query's first Item hint, 0.6 for another hint.
     - overlap (0.08): share of the query's fiscal years, numbers and entity words found in the chunk
       (its text, or its filing's company name and fiscal year).
@@ -136,7 +137,8 @@ def _prior(candidates: list[ScoredChunk]) -> list[float]:
     out: list[float] = []
     for position, cand in enumerate(candidates, start=1):
         s = cand.scores
-        rank = s.fused_rank or s.vector_rank or s.keyword_rank or position
+        # A statement page found by its title is a first-stage hit too: its rank among those pages.
+        rank = s.fused_rank or s.vector_rank or s.keyword_rank or s.statement_rank or position
         out.append(1.0 - (min(rank, n) - 1) / max(1, n - 1) if n > 1 else 1.0)
     return out
 

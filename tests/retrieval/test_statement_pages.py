@@ -83,3 +83,13 @@ def test_table_signal_reads_statement_and_row_label(store) -> None:
     assert _table_match(row_only, analysis) == 0.5  # a row labelled as capex, page not known as a statement
     assert _table_match(ScoredChunk(chunk=notes, score=0.0), analysis) == 0.0
     assert _table_match(on_page, analyze_query("What does Acme make?")) == 0.0
+
+
+def test_statement_page_rank_is_a_first_stage_rank_for_the_prior() -> None:
+    from core.retrieval.local_rerank import _prior
+
+    page, notes = _chunks("acme", "Acme Corp", [PAGES[3], PAGES[4]])
+    found = ScoredChunk(chunk=notes, score=0.1, scores=StageScores(fused_rank=2))
+    statement = ScoredChunk(chunk=page, score=0.0, scores=StageScores(statement_rank=1))
+    unranked = ScoredChunk(chunk=notes, score=0.0)
+    assert _prior([found, statement, unranked]) == [0.5, 1.0, 0.0]
