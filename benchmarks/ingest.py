@@ -181,12 +181,10 @@ def measure_reuse(earlier: Path, later: Path) -> dict:
 
 def reuse_main() -> None:
     rows = [measure_reuse(a, b) for a, b in REUSE_PAIRS if a.exists() and b.exists()]
-    header = (
+    _print_header(
         "| later filing | passages | alone s (embed) | after the earlier 10-K: reused | s (embed) "
         "| re-index: reused | s |"
     )
-    print(header)
-    print("|---|" + "---:|" * (header.count("|") - 2))
     for r in rows:
         print(
             f"| {r['later']} | {r['chunks']} | {r['alone_s']:.1f} ({r['alone_embed_s']:.1f}) "
@@ -194,8 +192,23 @@ def reuse_main() -> None:
             f"| {r['after_earlier_s']:.1f} ({r['after_earlier_embed_s']:.1f}) | {r['reindex_reused']} "
             f"| {r['reindex_s']:.1f} |"
         )
-    out = ROOT / "benchmarks" / "results" / "ingest_reuse.json"
-    out.write_text(json.dumps({"machine": platform.platform(), "rows": rows}, indent=2))
+    _write_results("ingest_reuse.json", rows)
+
+
+def _print_header(header: str) -> None:
+    """A Markdown table's header and its separator (first column left, the rest right-aligned)."""
+    print(header)
+    print("|---|" + "---:|" * (header.count("|") - 2))
+
+
+def _write_results(name: str, rows: list[dict]) -> None:
+    out = ROOT / "benchmarks" / "results" / name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        json.dumps(
+            {"machine": platform.platform(), "python": platform.python_version(), "rows": rows}, indent=2
+        )
+    )
     print(f"\nwrote {out.relative_to(ROOT)}", file=sys.stderr)
 
 
@@ -215,12 +228,10 @@ def main() -> None:
         print(f"measuring {path.name} ...", file=sys.stderr, flush=True)
         rows.append(measure(path, naive=not args.hostile))
 
-    header = (
+    _print_header(
         "| filing | pages | chunks | parse | sections | chunk | embed | index | total s | embed floor s "
         "| total / floor | naive chunks | naive total s |"
     )
-    print(header)
-    print("|---|" + "---:|" * (header.count("|") - 2))
     for r in rows:
         if "error" in r:
             print(f"| {r['file']} | rejected in {r['total_s']:.1f} s: {r['error']} |")
@@ -231,14 +242,7 @@ def main() -> None:
             f"| {s.get('chunk', 0):.1f} | {s.get('embed', 0):.1f} | {s.get('index', 0):.1f} | {r['total_s']:.1f} "
             f"| {r['embed_floor_s']:.1f} | {r['ratio_to_floor']:.2f} | {r['naive']['chunks']} | {r['naive']['total']:.1f} |"
         )
-    out = ROOT / "benchmarks" / "results" / ("ingest_hostile.json" if args.hostile else "ingest.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        json.dumps(
-            {"machine": platform.platform(), "python": platform.python_version(), "rows": rows}, indent=2
-        )
-    )
-    print(f"\nwrote {out.relative_to(ROOT)}", file=sys.stderr)
+    _write_results("ingest_hostile.json" if args.hostile else "ingest.json", rows)
 
 
 if __name__ == "__main__":

@@ -91,11 +91,15 @@ class _Prepared:
 
 
 def _prepare(
-    store: IndexStore, progress: _Progress, data: bytes, filename: str, source_type: SourceType
+    store: IndexStore,
+    progress: _Progress,
+    data: bytes,
+    filename: str,
+    source_type: SourceType,
+    filing_id: str,
 ) -> _Prepared:
     """Parse, split into Items, chunk with context and embed, touching no store."""
     settings = store.settings
-    filing_id = filing_id_for(data)
     progress.begin("parse")
     parsed = parse_filing(data, source_type)
     progress.end()
@@ -168,12 +172,13 @@ def ingest_file(
     try:
         progress.begin("validate")
         source_type = check_upload(data, filename, store.settings.max_upload_bytes)
-        existing = store.catalog.get_filing(filing_id_for(data))
+        filing_id = filing_id_for(data)
+        existing = store.catalog.get_filing(filing_id)
         if existing is not None:
             progress.report("duplicate", 1.0, "Already in the library: nothing changed.")
             return IngestResult(filename=filename, ok=True, filing=existing, duplicate=True)
         progress.end()
-        prepared = _prepare(store, progress, data, filename, source_type)
+        prepared = _prepare(store, progress, data, filename, source_type, filing_id)
         progress.begin("index")
         _write_all_or_nothing(store, prepared.filing, prepared.chunks, prepared.vectors, data)
         progress.end()
@@ -205,7 +210,7 @@ def reindex_filing(
             "delete the filing and upload the file again."
         )
     try:
-        prepared = _prepare(store, progress, data, old.filename, old.source_type)
+        prepared = _prepare(store, progress, data, old.filename, old.source_type, filing_id)
         prepared.filing.ingested_at = old.ingested_at
         progress.begin("index")
         _write_all_or_nothing(store, prepared.filing, prepared.chunks, prepared.vectors, data, replacing=True)

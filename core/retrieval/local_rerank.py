@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Callable
@@ -152,6 +153,13 @@ def _item_match(candidate: ScoredChunk, analysis: QueryAnalysis) -> float:
     return 0.6 if candidate.chunk.section in hints else 0.0
 
 
+@functools.cache
+def _item_words(key: str) -> frozenset[str]:
+    """Tokens of a line item's name and search terms (fixed per item, so computed once)."""
+    item = LINE_ITEM_BY_KEY[key]
+    return frozenset(tokenize(f"{item.name} {item.search_terms}"))
+
+
 def _table_match(candidate: ScoredChunk, analysis: QueryAnalysis, tokens: set[str] | None = None) -> float:
     """Half for a passage of a statement page asked for, half for a row labelled as a line item asked for.
 
@@ -163,7 +171,7 @@ def _table_match(candidate: ScoredChunk, analysis: QueryAnalysis, tokens: set[st
     score = 0.5 if candidate.scores.statement_rank is not None else 0.0
     items = [LINE_ITEM_BY_KEY[key] for key in analysis.line_items if key in LINE_ITEM_BY_KEY]
     if tokens is not None:
-        items = [i for i in items if tokens & set(tokenize(f"{i.name} {i.search_terms}"))]
+        items = [i for i in items if tokens & _item_words(i.key)]
     if items and any(
         label_rank(item, row.label) is not None for row in read_rows(candidate.chunk.text) for item in items
     ):

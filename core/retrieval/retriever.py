@@ -12,7 +12,7 @@ import numpy as np
 from core.config import Settings
 from core.index.store import IndexStore
 from core.index.tokenizer import tokenize
-from core.models import Fallback, QueryAnalysis, ScoredChunk, SearchResult, StageScores, Strategy
+from core.models import Fallback, Filing, QueryAnalysis, ScoredChunk, SearchResult, StageScores, Strategy
 from core.retrieval.analysis import analyze_query, vector_query_text
 from core.retrieval.fusion import fuse_rrf
 from core.retrieval.pages import PageReader
@@ -239,17 +239,17 @@ class Retriever:
     # --- the funnel -------------------------------------------------------------------------
 
     def _add_statement_pages(
-        self, result: SearchResult, analysis: QueryAnalysis, section: str | None, filings: list[str] | None
+        self, result: SearchResult, analysis: QueryAnalysis, section: str | None, scope: list[str]
     ) -> None:
         """Passages of the statement pages that report the figures asked for join the candidates.
 
         A statement page is mostly numbers, so neither the embedding nor BM25 of a question finds it
         reliably; its title tells what it is (PageReader.statement_pages). Only within the Item filter
-        (statements are in Item 8) and over a few filings; each passage records its page's statement rank.
+        (statements are in Item 8) and over a few filings (`scope`, the filings searched); each passage
+        records its page's statement rank.
         """
         if not analysis.statements or section not in (None, "Item 8"):
             return
-        scope = filings or [f.filing_id for f in self.store.catalog.list_filings()]
         if len(scope) > STATEMENT_FILINGS:
             return
         by_id = {c.chunk.chunk_id: i for i, c in enumerate(result.candidates)}
@@ -270,11 +270,11 @@ class Retriever:
                         elif result.candidates[at].scores.statement_rank is None:
                             result.candidates[at].scores.statement_rank = rank
 
+    @staticmethod
     def _route(
-        self, analysis: QueryAnalysis, filings: list[str] | None
+        analysis: QueryAnalysis, filings: list[str] | None, library: list[Filing]
     ) -> tuple[list[str] | None, str | None]:
         """The filings in scope narrowed to those the query names, and the sentence saying so."""
-        library = self.store.catalog.list_filings()
         in_scope = [f for f in library if filings is None or f.filing_id in filings]
         if len(in_scope) < 2:
             return filings, None
@@ -302,8 +302,13 @@ class Retriever:
         started = time.perf_counter()
         analysis = analyze_query(query)
         route_note = None
-        if self.settings.route_to_named_filings if route is None else route:
-            filings, route_note = self._route(analysis, filings)
+        routing = self.settings.route_to_named_filings if route is None else route
+        # The library is read once, and only when routing or statement pages over it need it.
+        library = (
+            self.store.catalog.list_filings() if routing or (analysis.statements and not filings) else []
+        )
+        if routing:
+            filings, route_note = self._route(analysis, filings, library)
         if strategy == "auto":
             decision = choose_strategy(analysis)
             chosen: Strategy = decision.strategy
@@ -314,7 +319,7 @@ class Retriever:
             chosen
         ]
         result = search(query, k=k, section=section, filings=filings, analysis=analysis)
-        self._add_statement_pages(result, analysis, section, filings)
+        self._add_statement_pages(result, analysis, section, filings or [f.filing_id for f in library])
         result.justification = f"{justification} {route_note}" if route_note else justification
         result.route_note = route_note
         top_n = int(top_n if top_n is not None else self.settings.top_n)
