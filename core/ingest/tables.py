@@ -1,4 +1,5 @@
-"""HTML tables to Markdown: EDGAR spacer cells collapsed, "$" / ")" / "%" cells merged, large tables split."""
+"""Tables to Markdown: HTML tables here (EDGAR spacer cells collapsed, "$" / ")" / "%" cells merged), PDF
+layout tables in loaders/pdf_tables.py; both split large tables by rows with the header repeated."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ _CLOSERS = {")", "%", ")%", "%)", "pts", "bps", "x"}
 _NUMERIC = re.compile(r"^[\s$€£¥(\-–—]*[\d.,]+[\s%)]*$|^[\s$(]*[-–—]+[\s)]*$")
 _BULLETS = {"•", "●", "◦", "▪", "■", "-", "–", "—", "*", "·", "o", "\uf0b7", "\uf0a7"}
 _MARKER = re.compile(r"^\(?[0-9a-zA-Z]{1,3}[.)]$")
+
+#: Largest Markdown table kept as one block; bigger ones are split by rows with the header repeated.
+#: Tables run ~2-3 characters per MiniLM token, so this keeps a part within the default 220-token chunk.
+TABLE_PART_CHARS = 480
 
 
 @dataclass(slots=True)

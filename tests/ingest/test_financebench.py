@@ -121,9 +121,10 @@ def test_cover_metadata_of_every_financebench_10k():
     assert not wrong, wrong
 
 
-def test_statement_page_passages_carry_the_statement_title_and_periods_in_their_context():
-    """3M's 2018 cash flow statement (page 60): every passage of the page, also those cut below its top,
-    is indexed with the statement's title and its year columns."""
+def test_statement_page_becomes_rows_with_title_and_periods_in_every_chunk():
+    """3M's 2018 cash flow statement (page 60) is read as a table: each of its chunks is Markdown rows under
+    the statement's title and the (Millions) 2018 / 2017 / 2016 header, one row per line item; every
+    passage of the page is indexed with its filing and Item, which are never quoted."""
     from core.ingest.context import add_context
 
     parsed, sections = load_real("financebench", "pdfs", "3M_2018_10K.pdf")
@@ -132,14 +133,19 @@ def test_statement_page_passages_carry_the_statement_title_and_periods_in_their_
         sections,
         filing_id="3m".ljust(64, "0"),
         count_tokens=word_count,
-        max_tokens=170,
+        max_tokens=220,
         overlap_tokens=30,
     )
     on_page = [c for c in add_context(parsed, chunks) if c.page == 60]
-    assert len(on_page) >= 2
+    tables = [c for c in on_page if c.kind == "table"]
+    assert len(tables) >= 3
+    for chunk in tables:
+        caption, header = chunk.text.splitlines()[:2]
+        assert "Consolidated Statement of Cash Flow" in caption
+        assert header == "| (Millions) | 2018 | 2017 | 2016 |"
+    rows = {line for c in tables for line in c.text.splitlines()}
+    assert "| Depreciation and amortization | 1,488 | 1,544 | 1,474 |" in rows
+    assert "| Purchases of property, plant and equipment (PP&E) | (1,577) | (1,373) | (1,420) |" in rows
     for chunk in on_page:
-        text = f"{chunk.context} {chunk.text}"
-        assert "Statement of Cash Flow" in " ".join(text.split()).replace("Flow s", "Flows")
-        assert all(year in text for year in ("2018", "2017", "2016"))
         assert chunk.context.startswith("3M Company 10-K FY2018 | Item 8")
         assert chunk.context not in chunk.text

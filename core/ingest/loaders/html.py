@@ -10,11 +10,14 @@ from core.ingest.document import BlockKind, RawBlock
 from core.ingest.errors import IngestError
 from core.ingest.loaders.txt import decode_text, normalise_line, paragraph_blocks
 from core.ingest.sections import is_heading_line, is_page_number, match_item_heading, match_part_heading
-from core.ingest.tables import Cell, clean_table, is_layout_table, layout_lines, markdown_parts
-
-#: Largest Markdown table kept as one block; bigger ones are split by rows with the header repeated.
-#: Tables run ~2-3 characters per MiniLM token, so this keeps a part within the default 220-token chunk.
-TABLE_PART_CHARS = 480
+from core.ingest.tables import (
+    TABLE_PART_CHARS,
+    Cell,
+    clean_table,
+    is_layout_table,
+    layout_lines,
+    markdown_parts,
+)
 
 _SKIP_TAGS = {"script", "style", "head", "title", "noscript", "template", "ix:header", "xml", "meta", "link"}
 _BLOCK_TAGS = {
