@@ -10,14 +10,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.config import Settings
+from core.config import load_settings
 from core.graph.cli_commands import add_research_commands
 from core.models import Chunk, IngestResult
 from core.service import Workbench
 
 
 def _workbench(args: argparse.Namespace) -> Workbench:
-    return Workbench(Settings(data_dir=args.data_dir))
+    return Workbench(load_settings(data_dir=args.data_dir))
 
 
 def _print_json(obj: object) -> None:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+log = logging.getLogger(__name__)
 
 BUNDLED_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_RERANKER_MODEL = "cross-encoder/ms-marco-MiniLM-L-6-v2"
@@ -123,7 +128,72 @@ class Settings(BaseSettings):
         return int(self.max_upload_mb * 1024 * 1024)
 
 
+#: What the Settings page changes, kept in ``<data dir>/settings.json`` across restarts. The API key is never
+#: among them: it comes from the environment or lives in memory for the running app only.
+SAVED_FIELDS = (
+    "llm_provider",
+    "llm_base_url",
+    "llm_model",
+    "llm_timeout_s",
+    "embedding_model",
+    "reranker_model",
+    "k",
+    "top_n",
+    "max_steps",
+    "web_search_enabled",
+    "route_to_named_filings",
+)
+#: What a research run records of the settings it ran with (shown in the report's appendix): no key, no
+#: paths or hosts of the machine.
+RUN_FIELDS = (
+    *SAVED_FIELDS,
+    "chunk_tokens",
+    "chunk_overlap_tokens",
+    "rrf_k",
+    "rrf_vector_weight",
+    "rrf_keyword_weight",
+    "web_search_timeout_s",
+    "llm_max_retries",
+    "llm_max_output_tokens",
+    "llm_structured_output_method",
+)
+SETTINGS_FILE = "settings.json"
+
+
+def run_settings(settings: Settings) -> dict[str, Any]:
+    """The settings a run records: RUN_FIELDS as JSON values."""
+    return settings.model_dump(mode="json", include=set(RUN_FIELDS))
+
+
+def save_settings(settings: Settings) -> Path:
+    """Write the saved fields to the data directory (atomically); returns the file written."""
+    path = settings.data_dir / SETTINGS_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(settings.model_dump(mode="json", include=set(SAVED_FIELDS)), indent=2), "utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from `overrides` and the environment, then what was saved in the data directory for every
+    field neither sets (an explicit value always wins). A damaged file is ignored and logged."""
+    settings = Settings(**overrides)
+    path = settings.data_dir / SETTINGS_FILE
+    if not path.is_file():
+        return settings
+    try:
+        saved = json.loads(path.read_text("utf-8"))
+        if not isinstance(saved, dict):
+            raise ValueError("not a JSON object")
+        chosen = {k: v for k, v in saved.items() if k in SAVED_FIELDS and k not in settings.model_fields_set}
+        return Settings(**chosen, **overrides)
+    except (OSError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+        log.warning("ignoring saved settings in %s: %s", path.name, exc)
+        return settings
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """Settings from the environment, read once per process."""
-    return Settings()
+    """Settings of this process (environment, then saved settings), read once."""
+    return load_settings()

@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.config import Settings
+from core.config import Settings, save_settings
 from core.graph.deps import EventCallback, build_deps
 from core.graph.records import RunRecord, RunSummary
 from core.graph.runner import ResearchRunner
@@ -272,6 +272,11 @@ class Workbench:
             # A run in progress keeps the objects it holds; the next call builds fresh ones.
             for name in ("retriever", "runner") + (("store",) if index_changed else ()):
                 self.__dict__.pop(name, None)
+
+    def save_settings(self, settings: Settings) -> None:
+        """Apply new settings and keep them in the data directory for the next start (never the API key)."""
+        save_settings(settings)
+        self.apply_settings(settings)
 
     # --- LLM connection check (added for the Settings page) ------------------------------------
 

@@ -21,8 +21,10 @@ inject_css()
 current = bench.settings
 st.title("Settings")
 st.caption(
-    "Changes apply to this running app as soon as you save them, for every page and the next research run. "
-    "They last until the app restarts; set WORKBENCH_* environment variables to make them permanent."
+    "Changes apply as soon as you save them, for every page and the next research run, and are kept in the "
+    "data directory for the next start. An API key typed here is kept in memory only, until the app stops; "
+    "set WORKBENCH_LLM_API_KEY to provide one at every start. A WORKBENCH_* environment variable always "
+    "wins over a saved value."
 )
 
 
@@ -146,7 +148,7 @@ if test or save:
         else:
             st.error(escape_markdown(message), icon=":material/error:")
     if save:
-        bench.apply_settings(candidate)
+        bench.save_settings(candidate)
         note = (
             " Re-ingest your filings: the embedding model changed."
             if (candidate.embedding_model != current.embedding_model)

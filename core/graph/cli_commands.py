@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.config import Settings
+from core.config import Settings, load_settings
 from core.graph.records import RunRecord
 from core.models import Plan, RunEvent
 
@@ -54,7 +54,7 @@ def _print(record: RunRecord) -> None:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return Settings(data_dir=args.data_dir) if getattr(args, "data_dir", None) else Settings()
+    return load_settings(data_dir=args.data_dir) if getattr(args, "data_dir", None) else load_settings()
 
 
 def _load_plan(path: str) -> Plan:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -91,6 +91,10 @@ class RunRecord(BaseModel):
     filing_ids: list[str] = Field(default_factory=list)
     status: RunStatus
     engine: str = "offline"
+    settings: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The settings the run started with (config.RUN_FIELDS; never a key).",
+    )
     step_mode: bool = False
     max_steps: int = 7
     plan: Plan = Field(default_factory=Plan)

@@ -14,7 +14,7 @@ from typing import Any
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
-from core.config import Settings
+from core.config import Settings, run_settings
 from core.graph.builder import build_graph
 from core.graph.deps import EventCallback, ResearchDeps
 from core.graph.nodes_plan import STRATEGIES
@@ -121,6 +121,7 @@ class ResearchRunner:
             "step_mode": step_mode,
             "max_steps": int(max_steps or self.settings.max_steps),
             "engine": engine_name(self.settings),
+            "settings": run_settings(self.settings),
             "created_at": datetime.now(UTC).isoformat(),
             "current_step": 0,
             "steps": [],
@@ -263,6 +264,7 @@ def record_from_snapshot(run_id: str, snapshot: Any) -> RunRecord:
         filing_ids=values.get("filing_ids") or [],
         status=status,  # type: ignore[arg-type]
         engine=values.get("engine", "offline"),
+        settings=values.get("settings") or {},
         step_mode=bool(values.get("step_mode")),
         max_steps=int(values.get("max_steps") or 7),
         plan=Plan.model_validate(values.get("plan") or {}),

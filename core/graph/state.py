@@ -31,6 +31,7 @@ class ResearchState(TypedDict, total=False):
     step_mode: bool
     max_steps: int
     engine: str
+    settings: dict[str, Any]  # config.run_settings: what the run started with, never the API key
     created_at: str
     plan: dict[str, Any]  # core.models.Plan
     plan_history: list[dict[str, Any]]  # core.models.PlanVersion

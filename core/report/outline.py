@@ -211,6 +211,11 @@ def _run_costs(writer: ReportWriter, record: RunRecord) -> None:
         writer.table(["Stage", "Seconds (run total)"], timing_rows)
     else:
         writer.paragraph([Run("No timings were recorded.")])
+    writer.heading("Settings used", 3)
+    if record.settings:
+        writer.table(["Setting", "Value"], [[name, _setting_value(v)] for name, v in record.settings.items()])
+    else:
+        writer.paragraph([Run("This run did not record its settings (it predates settings records).")])
     writer.heading("Token usage", 3)
     usage = record.token_usage
     writer.fields(
@@ -225,6 +230,14 @@ def _run_costs(writer: ReportWriter, record: RunRecord) -> None:
             *(("Note", one_line(note)) for note in usage.notes),
         ]
     )
+
+
+def _setting_value(value: object) -> str:
+    if value is None:
+        return EMPTY
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return one_line(str(value))
 
 
 def compose_report(record: RunRecord, writer: ReportWriter) -> None:

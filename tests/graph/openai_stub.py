@@ -73,6 +73,7 @@ class OpenAIStub:
         self.answer = answer
         self.delay_s = delay_s
         self.requests: list[dict[str, Any]] = []
+        self.authorizations: list[str] = []  # the Authorization header of each request
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -115,6 +116,7 @@ class OpenAIStub:
                 request = json.loads(self.rfile.read(length) or b"{}")
                 with stub._lock:
                     stub.requests.append(request)
+                    stub.authorizations.append(self.headers.get("Authorization", ""))
                 behaviour = stub._next()
                 # Short retry hints keep the client's backoff fast in tests.
                 retry = {"retry-after-ms": "20"}

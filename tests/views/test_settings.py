@@ -1,4 +1,5 @@
-"""Settings page with Streamlit's AppTest: masked key, settings applied live, connection test messages."""
+"""Settings page with Streamlit's AppTest: masked key, settings applied live and kept for the next start,
+connection test messages."""
 
 from __future__ import annotations
 
@@ -112,6 +113,18 @@ def test_save_applies_settings_without_restart(settings_page):
     applied = workbench().settings
     assert (applied.k, applied.top_n, applied.max_steps, applied.web_search_enabled) == (14, 4, 3, False)
     assert applied.llm_api_key is not None and applied.llm_api_key.get_secret_value() == KEY
+    # ... and they come back at the next start, without the key.
+    from core.config import get_settings
+
+    get_settings.cache_clear()
+    restarted = get_settings()
+    assert (restarted.k, restarted.top_n, restarted.max_steps, restarted.web_search_enabled) == (
+        14,
+        4,
+        3,
+        False,
+    )
+    assert KEY not in (applied.data_dir / "settings.json").read_text()
 
 
 def test_forget_key_removes_it(settings_page):
