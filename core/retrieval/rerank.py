@@ -48,32 +48,49 @@ def keep_filter_first(ranked: list[ScoredChunk], top_n: int) -> list[ScoredChunk
     return out
 
 
-def pages_first(ranked: list[ScoredChunk]) -> list[ScoredChunk]:
-    """The best passage of each page in rank order, then the pages' other passages in rank order.
+#: A page is scored from its passages in the reranked pool: the reciprocal rank of its best passage plus
+#: this share of its second best's. A page that two passages of the pool match (a statement's rows and its
+#: title, a note's table and its text) outranks a page that one passage matches about as well.
+PAGE_SUPPORT = 0.0
+#: Reciprocal-rank constant of the page score: ranks are used, not raw scores, so the page score means the
+#: same for the cross-encoder's logits and the local scorer's [0, 1] scores.
+PAGE_RANK_K = 10
+
+
+def rank_pages(ranked: list[ScoredChunk], support: float = PAGE_SUPPORT) -> list[ScoredChunk]:
+    """Pages ranked by their passages, each page's best passage in page order, then the pages' other
+    passages in rank order.
 
     Passages of one page overlap and share their context (the page reads as a whole, see PageReader), so a
     page's second passage adds less than the next page's best one: the top of the list covers more pages.
     """
-    seen: set[tuple[str, int]] = set()
-    first: list[ScoredChunk] = []
-    rest: list[ScoredChunk] = []
-    for cand in ranked:
-        key = (cand.chunk.filing_id, cand.chunk.page)
-        (rest if key in seen else first).append(cand)
-        seen.add(key)
+    ranks: dict[tuple[str, int], list[int]] = {}
+    for rank, cand in enumerate(ranked, start=1):
+        ranks.setdefault((cand.chunk.filing_id, cand.chunk.page), []).append(rank)
+
+    def page_score(page_ranks: list[int]) -> float:
+        score = 1.0 / (PAGE_RANK_K + page_ranks[0])
+        if len(page_ranks) > 1:
+            score += support / (PAGE_RANK_K + page_ranks[1])
+        return score
+
+    order = sorted(ranks, key=lambda key: (-page_score(ranks[key]), ranks[key][0]))
+    best = {ranks[key][0] for key in order}
+    first = [ranked[ranks[key][0] - 1] for key in order]
+    rest = [cand for rank, cand in enumerate(ranked, start=1) if rank not in best]
     return first + rest
 
 
 def rerank_pool(
     reranker: Reranker, query: str, pool: list[ScoredChunk], analysis: QueryAnalysis | None = None
 ) -> list[ScoredChunk]:
-    """Every candidate of the pool reranked, one passage per page first (pages_first), passages inside the
+    """Every candidate of the pool reranked, one passage per page first (rank_pages), passages inside the
     Item filter ahead of widened ones (keep_filter_first).
 
     The whole pool is scored, not only the top_n kept, so every candidate carries its rerank score.
     """
     ranked = reranker.rerank(query, pool, len(pool), analysis=analysis)
-    return keep_filter_first(pages_first(ranked), len(pool))
+    return keep_filter_first(rank_pages(ranked), len(pool))
 
 
 def apply_rerank_scores(candidates: list[ScoredChunk], scores: list[float], top_n: int) -> list[ScoredChunk]:

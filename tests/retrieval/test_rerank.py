@@ -148,3 +148,36 @@ def test_pool_ranks_one_passage_per_page_first() -> None:
     ranked = rerank_pool(ByScore(), "q", pool)
     assert [c.chunk.chunk_id for c in ranked] == ["c0", "c2", "c3", "c1"]
     assert [c.scores.rerank_rank for c in ranked] == [1, 2, 3, 4]
+
+
+def _on_pages(pages: list[int]) -> list[ScoredChunk]:
+    """Reranked candidates, best first, each on the given page of one filing."""
+    out = []
+    for rank, page in enumerate(pages):
+        chunk = Chunk(
+            chunk_id=f"p{page}-{rank}",
+            filing_id="f",
+            section="Item 8",
+            page=page,
+            chunk_index=rank,
+            char_start=0,
+            char_end=4,
+            text=f"passage {rank}",
+        )
+        out.append(ScoredChunk(chunk=chunk, score=1.0 - rank / 100))
+    return out
+
+
+def test_pages_are_ranked_from_their_passages_best_passage_of_each_page_first() -> None:
+    from core.retrieval.rerank import rank_pages
+
+    ranked = _on_pages([7, 9, 9, 4, 7, 5])
+    # Without support from a second passage, pages keep their best passage's order.
+    plain = rank_pages(ranked, support=0.0)
+    assert [c.chunk.chunk_id for c in plain] == ["p7-0", "p9-1", "p4-3", "p5-5", "p9-2", "p7-4"]
+    # With it, page 9 (passages ranked 2 and 3) outranks page 7 (ranked 1 and 5).
+    supported = rank_pages(ranked, support=1.0)
+    assert [c.chunk.page for c in supported[:4]] == [9, 7, 4, 5]
+    assert sorted(c.chunk.chunk_id for c in supported) == sorted(c.chunk.chunk_id for c in ranked)
+    # A page's other passages follow every page's best, in rank order.
+    assert [c.chunk.chunk_id for c in supported[4:]] == ["p9-2", "p7-4"]
