@@ -30,6 +30,18 @@ STEP_NODES = {
 }
 
 
+def unexpected_failure(what: str, exc: BaseException | str) -> str:
+    """A failure the code did not expect, said in a sentence: what failed and the kind of error, never the
+    exception's text (it may hold paths or document text); the log has the traceback."""
+    if isinstance(exc, str):
+        # A checkpoint keeps a task's error as its repr, "RuntimeError('...')": keep only the type's name.
+        kind = exc.split("(", 1)[0].strip() if exc[:1].isalpha() else "error"
+        kind = kind if kind.isidentifier() else "error"
+    else:
+        kind = type(exc).__name__
+    return f"{what} failed unexpectedly ({kind}); the log has the details"
+
+
 def emit(
     runtime: Runtime[ResearchDeps],
     state: ResearchState,
@@ -73,7 +85,7 @@ def instrumented(name: str) -> Callable[[NodeFn], NodeFn]:
                     "error",
                     node=name,
                     step_index=step,
-                    message=f"{type(exc).__name__}: {exc}",
+                    message=unexpected_failure(f"The {name.replace('_', ' ')} stage", exc),
                 )
                 raise
             seconds = round(time.perf_counter() - started, 4)

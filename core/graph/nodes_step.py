@@ -20,6 +20,7 @@ from core.graph.node_support import (
     load_plan,
     load_steps,
     report_fallbacks,
+    unexpected_failure,
 )
 from core.graph.nodes_plan import filing_infos
 from core.graph.records import CandidateRef, StepRecord
@@ -165,10 +166,10 @@ def retrieve_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> d
                 "route_note": result.route_note,
             }
         )
-    except Exception as exc:  # noqa: BLE001 - a failed search leaves the step empty, the run goes on
-        rec = rec.model_copy(
-            update={"errors": [*rec.errors, f"retrieval failed: {type(exc).__name__}: {exc}"]}
-        )
+    except Exception as exc:  # a failed search leaves the step empty, the run goes on
+        log.exception("search of step %d failed", index + 1)
+        message = unexpected_failure("The search", exc) + ", so this step has no evidence"
+        rec = rec.model_copy(update={"errors": [*rec.errors, message]})
         emit(runtime, state, "error", node="retrieve_evidence", step_index=index, message=rec.errors[-1])
     steps[index] = rec
     return {"steps": dump_steps(steps), **update}

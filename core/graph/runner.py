@@ -17,6 +17,7 @@ from langgraph.types import Command
 from core.config import Settings, run_settings
 from core.graph.builder import build_graph
 from core.graph.deps import EventCallback, ResearchDeps
+from core.graph.node_support import unexpected_failure
 from core.graph.nodes_plan import STRATEGIES
 from core.graph.records import RunRecord, RunSummary, StepRecord
 from core.llm import TokenUsage, engine_name
@@ -78,7 +79,9 @@ class ResearchRunner:
             self.graph.invoke(payload, self._config(run_id), context=deps, durability="sync")
         except Exception as exc:
             log.exception("research run %s failed", run_id)
-            deps.emit(RunEvent(run_id=run_id, kind="error", message=f"{type(exc).__name__}: {exc}"))
+            deps.emit(
+                RunEvent(run_id=run_id, kind="error", message=unexpected_failure("The research run", exc))
+            )
         record = self.get(run_id)
         if record.pending is not None:
             deps.emit(
@@ -245,10 +248,11 @@ def _status(snapshot: Any) -> tuple[str, dict | None, str | None]:
         value = interrupts[0].value if isinstance(interrupts[0].value, dict) else {"kind": "plan_review"}
         kind = value.get("kind")
         return ("paused_after_step" if kind == "step_review" else "awaiting_plan_review"), value, None
-    errors = [t.error for t in snapshot.tasks if getattr(t, "error", None)]
-    if errors:
-        error = errors[0]
-        return "failed", None, error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    failed = [t for t in snapshot.tasks if getattr(t, "error", None)]
+    if failed:
+        # The task's error is the exception LangGraph caught; the runner logged its traceback.
+        what = f"The {str(failed[0].name).replace('_', ' ')} stage"
+        return "failed", None, unexpected_failure(what, failed[0].error)
     if not snapshot.next:
         return ("finished" if snapshot.values.get("answer") is not None else "failed"), None, None
     return "running", None, None

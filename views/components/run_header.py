@@ -61,7 +61,7 @@ def run_header(record: RunRecord) -> None:
         )
     if record.error:
         st.error(
-            f"The run stopped with an error: {escape_markdown(record.error)}. Use **Resume** to retry "
-            "from the last checkpoint; details are in the server log.",
+            f"The run stopped: {escape_markdown(record.error)}. Use **Resume** to retry from the last "
+            "checkpoint.",
             icon=":material/error:",
         )
