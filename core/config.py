@@ -63,6 +63,11 @@ class Settings(BaseSettings):
 
     # Research loop
     max_steps: int = Field(default=10, description="Most plan steps a run executes, follow-ups included.")
+    max_concurrent_runs: int = Field(
+        default=2,
+        ge=1,
+        description="Research actions that run at once in the app's worker pool; more wait their turn.",
+    )
     web_search_enabled: bool = True
     web_search_timeout_s: float = 8.0
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.config import Settings, save_settings
+from core.graph.background import BackgroundRuns, LiveRun, RunBusy
 from core.graph.deps import EventCallback, build_deps
 from core.graph.records import RunRecord, RunSummary
-from core.graph.runner import ResearchRunner
+from core.graph.runner import ResearchRunner, RunNotFound
 from core.index.store import IndexStore
 from core.ingest.pipeline import INDEX_VERSION, ProgressCallback, ingest_file, reindex_filing
 from core.models import (
@@ -37,6 +39,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# What pages catch from this API, re-exported so they need not import the graph package.
+__all__ = ["LiveRun", "RunBusy", "RunNotFound", "Workbench", "get_workbench"]
+
 SAMPLE_FILING = Path(__file__).resolve().parents[1] / "sample_docs" / "northwind_10k_fy2025.html"
 
 
@@ -46,6 +51,7 @@ class Workbench:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._lock = threading.Lock()
+        self._cancel_requests: set[str] = set()  # run ids cancelled; shared by every runner built here
 
     @cached_property
     def store(self) -> IndexStore:
@@ -150,7 +156,8 @@ class Workbench:
 
     @cached_property
     def runner(self) -> ResearchRunner:
-        return ResearchRunner(self.settings, lambda: build_deps(self.settings, store=self.store))
+        settings = self.settings
+        return ResearchRunner(settings, lambda: build_deps(settings, store=self.store), self._cancel_requests)
 
     def start_research(
         self,
@@ -159,11 +166,12 @@ class Workbench:
         *,
         step_mode: bool = False,
         max_steps: int | None = None,
+        run_id: str | None = None,
         on_event: EventCallback | None = None,
     ) -> RunRecord:
         """Plan a question and stop at the plan review."""
         return self.runner.start(
-            question, filing_ids, step_mode=step_mode, max_steps=max_steps, on_event=on_event
+            question, filing_ids, step_mode=step_mode, max_steps=max_steps, run_id=run_id, on_event=on_event
         )
 
     def approve_plan(
@@ -190,6 +198,53 @@ class Workbench:
 
     def get_run(self, run_id: str) -> RunRecord:
         return self.runner.get(run_id)
+
+    # --- Research in the background (the app) -------------------------------------------------
+
+    @cached_property
+    def background(self) -> BackgroundRuns:
+        return BackgroundRuns(self.settings.max_concurrent_runs)
+
+    def start_research_in_background(
+        self, question: str, filing_ids: list[str], *, step_mode: bool = False, max_steps: int | None = None
+    ) -> str:
+        """Queue the planning of a question on a worker; returns the new run's id at once."""
+        run_id = uuid.uuid4().hex[:12]
+        self.background.submit(
+            run_id,
+            "Planning the research…",
+            1,
+            self.start_research,
+            question,
+            filing_ids,
+            step_mode=step_mode,
+            max_steps=max_steps,
+            run_id=run_id,
+        )
+        return run_id
+
+    def run_in_background(
+        self, run_id: str, label: str, total_steps: int, call: Callable[..., RunRecord], *args: Any
+    ) -> LiveRun:
+        """Queue one of this workbench's run actions (approve_plan, continue_run, finish_early,
+        override_strategy) on a worker; raises RunBusy if the run already has one queued or running."""
+        return self.background.submit(run_id, label, total_steps, call, *args)
+
+    def live_run(self, run_id: str) -> LiveRun | None:
+        """The run's latest background action in this app (None if it had none)."""
+        return self.background.get(run_id)
+
+    def active_runs(self) -> dict[str, LiveRun]:
+        """Runs with a background action queued or running."""
+        return self.background.active()
+
+    def cancel_run(self, run_id: str) -> bool:
+        """Stop a run's background action before its next stage (a queued one stops at once); the run keeps
+        its checkpoints and can be resumed. False when the run has no action queued or running."""
+        if run_id not in self.background.active():
+            return False
+        self.runner.cancel(run_id)
+        return True
 
     def list_runs(self) -> list[RunSummary]:
         return self.runner.list_runs()

@@ -6,37 +6,46 @@ import pandas as pd
 import streamlit as st
 
 from core.graph.records import RunSummary
+from core.service import RunBusy
 from views.components.display import STATUS_BADGES, engine_label, inject_css, show_error
-from views.components.run_progress import RunProgress
 from views.shared import workbench
 
-RESUMABLE = ("paused_after_step", "running", "failed")
+RESUMABLE = ("paused_after_step", "running", "failed", "cancelled")
 
 bench = workbench()
 inject_css()
 st.title("History")
 st.caption(
     "Past research runs, newest first, read from the run checkpoints in the data directory. Open a run to "
-    "see its steps and answer; resume one that paused or was interrupted."
+    "see its steps and answer (a run that is running now shows its live progress); resume one that "
+    "paused, was cancelled or was interrupted."
 )
 
 runs = bench.list_runs()
+live = bench.active_runs()
 if not runs:
     st.info("No research runs yet. Ask a question on the Research page.", icon=":material/history:")
     st.stop()
 
 
+def _state(run: RunSummary) -> str:
+    """The run's checkpoint status, or 'live' while an action of it runs on a worker of this app."""
+    return "live" if run.run_id in live else run.status
+
+
 def _status(run: RunSummary) -> str:
-    return STATUS_BADGES.get(run.status, (run.status,))[0]
+    return STATUS_BADGES.get(_state(run), (run.status,))[0]
 
 
-cols = st.columns(4)
+states = [_state(r) for r in runs]
+cols = st.columns(5)
 cols[0].metric("Runs", len(runs))
-cols[1].metric("Finished", int(sum(r.status == "finished" for r in runs)))
-cols[2].metric(
-    "Waiting for you", int(sum(r.status in ("awaiting_plan_review", "paused_after_step") for r in runs))
+cols[1].metric("Running now", states.count("live"))
+cols[2].metric("Finished", states.count("finished"))
+cols[3].metric("Waiting for you", sum(s in ("awaiting_plan_review", "paused_after_step") for s in states))
+cols[4].metric(
+    "Interrupted, cancelled or failed", sum(s in ("running", "failed", "cancelled") for s in states)
 )
-cols[3].metric("Interrupted or failed", int(sum(r.status in ("running", "failed") for r in runs)))
 
 table = pd.DataFrame(
     [
@@ -85,12 +94,12 @@ with right:
         "Resume",
         icon=":material/play_arrow:",
         width="stretch",
-        disabled=run.status not in RESUMABLE,
-        help="Continue a paused run with its plan as it is, or an interrupted run from its last checkpoint. "
-        "A plan awaiting review is approved on the Research page.",
+        disabled=run.status not in RESUMABLE or run.run_id in live,
+        help="Continue a paused run with its plan as it is, or a cancelled or interrupted run from its last "
+        "checkpoint. A plan awaiting review is approved on the Research page.",
     )
 
-if run.status == "awaiting_plan_review":
+if run.status == "awaiting_plan_review" and run.run_id not in live:
     st.caption(":material/rate_review: This run waits for its plan to be approved: open it in Research.")
 
 if open_run:
@@ -98,14 +107,13 @@ if open_run:
 if open_report:
     st.switch_page("views/report.py", query_params={"run": chosen})
 if resume:
-    with action_slot:
-        record = bench.get_run(chosen)
-        progress = RunProgress("Resuming the run…", total_steps=max(len(record.plan.steps), 1))
-        try:
-            record = bench.continue_run(chosen, on_event=progress)
-        except Exception as exc:  # noqa: BLE001 - the page shows the failure; show_error logs it
-            progress.finish("Resume failed", ok=False)
+    record = bench.get_run(chosen)
+    try:
+        bench.run_in_background(
+            chosen, "Resuming…", max(len(record.plan.steps), 1), bench.continue_run, chosen
+        )
+    except RunBusy as exc:
+        with action_slot:
             show_error("Resuming the run", exc)
-            st.stop()
-        progress.finish("Resumed")
+        st.stop()
     st.switch_page("views/research.py", query_params={"run": chosen})

@@ -5,15 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from core.graph.records import RunRecord
-from views.components.display import error_text, inject_css, show_error
+from core.report.safe_text import escape_markdown
+from core.service import RunBusy, RunNotFound
+from views.components.display import inject_css, show_error
+from views.components.live_run import live_progress
 from views.components.question_form import question_form
 from views.components.run_header import run_header
-from views.components.run_progress import RunProgress
 from views.components.run_views import Action, interrupted, plan_review, results, step_review
 from views.shared import workbench
-
-# A failed action's message survives the redraw that follows it (a UI message, not run state).
-FLASH = "research-flash"
 
 bench = workbench()
 inject_css()
@@ -26,13 +25,17 @@ st.caption(
 # --- Which run: the URL holds its id, so a reload (or a shared link) shows the same run -----------
 run_id = st.query_params.get("run")
 record: RunRecord | None = None
+live = bench.live_run(run_id) if run_id else None
 if run_id:
     try:
         record = bench.get_run(run_id)
-    except Exception as exc:  # noqa: BLE001 - RunNotFound or an unreadable checkpoint: say so, offer a new run
+    except RunNotFound as exc:
+        if live is None:  # neither checkpointed nor being planned: say so, offer a new run
+            show_error(f"Opening run {run_id}", exc)
+    except Exception as exc:  # noqa: BLE001 - an unreadable checkpoint: say so, offer a new run
         show_error(f"Opening run {run_id}", exc)
 
-if record is None:
+if record is None and not (live is not None and live.active):
     filings = bench.filings()
     if not filings:
         st.info(
@@ -42,21 +45,9 @@ if record is None:
         st.stop()
     request = question_form(filings, bench.settings.max_steps)
     if request is not None:
-        progress = RunProgress("Planning the research…", total_steps=1)
-        try:
-            record = bench.start_research(
-                request.question,
-                request.filing_ids,
-                step_mode=request.step_mode,
-                max_steps=request.max_steps,
-                on_event=progress,
-            )
-        except Exception as exc:  # noqa: BLE001 - the page shows the failure; show_error logs it
-            progress.finish("Planning failed", ok=False)
-            show_error("Planning", exc)
-            st.stop()
-        progress.finish("Plan ready")
-        st.query_params["run"] = record.run_id
+        st.query_params["run"] = bench.start_research_in_background(
+            request.question, request.filing_ids, step_mode=request.step_mode, max_steps=request.max_steps
+        )
         st.rerun()
     st.stop()
 
@@ -68,36 +59,37 @@ with top_right:
         st.rerun()
 with top_left:
     st.caption(
-        "Plan → steps → cited answer. The run is checkpointed: reload or come back later from History."
+        "Plan → steps → cited answer. The run is checkpointed and runs on the server: leave the page, "
+        "reload or come back later from History."
     )
+if live is not None and live.active:
+    # An action of this run is on a worker: show its live progress (and what is known so far) only.
+    if record is not None:
+        run_header(record, live=True)
+    live_progress(bench, run_id)
+    st.stop()
+
+assert record is not None
 run_header(record)
-if flash := st.session_state.pop(FLASH, None):
-    st.error(flash, icon=":material/error:")
+if live is not None and live.state == "failed":
+    st.error(escape_markdown(live.message), icon=":material/error:")
 action_slot = st.container()
-# Everything below lives in one placeholder, cleared while an action runs so nothing stale is clickable.
-body = st.empty()
 action: Action | None = None
-with body.container():
-    filings = bench.filings()
-    if record.status == "awaiting_plan_review":
-        action = plan_review(record, filings, bench)
-    else:
-        if record.status == "paused_after_step":
-            action = step_review(record, filings, bench)
-        elif record.status in ("running", "failed"):
-            action = interrupted(record, bench)
-        action = results(record, bench) or action
+filings = bench.filings()
+if record.status == "awaiting_plan_review":
+    action = plan_review(record, filings, bench)
+else:
+    if record.status == "paused_after_step":
+        action = step_review(record, filings, bench)
+    elif record.status in ("running", "failed", "cancelled"):
+        action = interrupted(record, bench)
+    action = results(record, bench) or action
 
 if action is not None:
-    body.empty()
-    with action_slot:
-        progress = RunProgress(action.label, total_steps=action.total_steps)
-        try:
-            result = action.call(*action.args, on_event=progress, **action.kwargs)
-            progress.finish(
-                "Done" if result.status == "finished" else result.status.replace("_", " ").capitalize()
-            )
-        except Exception as exc:  # noqa: BLE001 - the failure is shown after the redraw; error_text logs it
-            progress.finish(f"{action.label.rstrip('…')} failed", ok=False)
-            st.session_state[FLASH] = error_text(action.label.rstrip("…"), exc)
+    try:
+        bench.run_in_background(record.run_id, action.label, action.total_steps, action.call, *action.args)
+    except RunBusy as exc:
+        with action_slot:
+            show_error(action.label.rstrip("…"), exc)
+        st.stop()
     st.rerun()

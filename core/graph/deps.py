@@ -30,6 +30,11 @@ class ResearchDeps:
     web_search: Callable[[str, int], list[dict[str, Any]]] | None = None  # test seam for ddgs
     filing_labels: dict[str, str] = field(default_factory=dict)
     pages: Any | None = None  # core.retrieval.pages.PageReader: whole pages of retrieved passages
+    should_stop: Callable[[], bool] | None = None  # True once the analyst cancelled the run
+
+    def stop_requested(self) -> bool:
+        """True when the run should stop before its next node (the analyst cancelled it)."""
+        return self.should_stop is not None and self.should_stop()
 
     def emit(self, event: RunEvent) -> None:
         """Send an event to the UI/CLI; a failing callback never stops the run."""

@@ -30,6 +30,14 @@ STEP_NODES = {
 }
 
 
+class RunCancelled(Exception):
+    """The analyst cancelled the run; raised before the next node starts (its checkpoint stays)."""
+
+
+#: What a cancelled run says (event, run header, History).
+CANCELLED_MESSAGE = "cancelled by the analyst"
+
+
 def unexpected_failure(what: str, exc: BaseException | str) -> str:
     """A failure the code did not expect, said in a sentence: what failed and the kind of error, never the
     exception's text (it may hold paths or document text); the log has the traceback."""
@@ -74,6 +82,9 @@ def instrumented(name: str) -> Callable[[NodeFn], NodeFn]:
             step = state.get("current_step") if name in STEP_NODES else None
             emit(runtime, state, "node_started", node=name, step_index=step)
             started = time.perf_counter()
+            if runtime.context.stop_requested():
+                emit(runtime, state, "error", node=name, step_index=step, message=CANCELLED_MESSAGE)
+                raise RunCancelled(name)
             try:
                 update = fn(state, runtime) or {}
             except GraphBubbleUp:

@@ -23,7 +23,7 @@ from core.models import (
     Tool,
 )
 
-RunStatus = Literal["awaiting_plan_review", "paused_after_step", "running", "finished", "failed"]
+RunStatus = Literal["awaiting_plan_review", "paused_after_step", "running", "finished", "failed", "cancelled"]
 DecidedBy = Literal["offline", "llm", "analyst"]
 
 

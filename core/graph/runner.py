@@ -17,7 +17,7 @@ from langgraph.types import Command
 from core.config import Settings, run_settings
 from core.graph.builder import build_graph
 from core.graph.deps import EventCallback, ResearchDeps
-from core.graph.node_support import unexpected_failure
+from core.graph.node_support import CANCELLED_MESSAGE, RunCancelled, unexpected_failure
 from core.graph.nodes_plan import STRATEGIES
 from core.graph.records import RunRecord, RunSummary, StepRecord
 from core.llm import TokenUsage, engine_name
@@ -47,11 +47,19 @@ def _parse_time(value: str | None) -> datetime:
 class ResearchRunner:
     """Owns the checkpointer and the compiled graph; every method returns the run as a RunRecord."""
 
-    def __init__(self, settings: Settings, deps_factory: Callable[[], ResearchDeps]) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        deps_factory: Callable[[], ResearchDeps],
+        cancel_requests: set[str] | None = None,
+    ) -> None:
         self.settings = settings
         self._deps_factory = deps_factory
         self._deps: ResearchDeps | None = None
         self._lock = threading.Lock()
+        # Run ids the analyst cancelled; shared by the runners of one workbench, since a run started
+        # before a settings change keeps the runner it started with.
+        self._cancel_requested = cancel_requests if cancel_requests is not None else set()
         settings.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
         # One connection shared by threads (Streamlit reruns); SqliteSaver serialises access itself.
         self._conn = sqlite3.connect(str(settings.checkpoint_path), check_same_thread=False)
@@ -61,27 +69,33 @@ class ResearchRunner:
 
     # --- plumbing -------------------------------------------------------------------------------
 
-    def _context(self, on_event: EventCallback | None) -> ResearchDeps:
+    def _context(self, on_event: EventCallback | None, run_id: str | None = None) -> ResearchDeps:
         with self._lock:
             if self._deps is None:
                 self._deps = self._deps_factory()
-        return dataclasses.replace(self._deps, on_event=on_event)
+        stop = (lambda: run_id in self._cancel_requested) if run_id is not None else None
+        return dataclasses.replace(self._deps, on_event=on_event, should_stop=stop)
 
     @staticmethod
     def _config(run_id: str) -> dict[str, Any]:
         return {"configurable": {"thread_id": run_id}}
 
     def _invoke(self, run_id: str, payload: Any, on_event: EventCallback | None) -> RunRecord:
-        deps = self._context(on_event)
+        deps = self._context(on_event, run_id)
         try:
             # durability="sync": each step's checkpoint is on disk before the next starts, so a killed
             # process resumes exactly after the last finished node.
             self.graph.invoke(payload, self._config(run_id), context=deps, durability="sync")
+        except RunCancelled:
+            log.info("research run %s cancelled", run_id)
         except Exception as exc:
             log.exception("research run %s failed", run_id)
             deps.emit(
                 RunEvent(run_id=run_id, kind="error", message=unexpected_failure("The research run", exc))
             )
+        finally:
+            with self._lock:
+                self._cancel_requested.discard(run_id)  # a cancel ends with the action it stopped
         record = self.get(run_id)
         if record.pending is not None:
             deps.emit(
@@ -94,6 +108,12 @@ class ResearchRunner:
                 )
             )
         return record
+
+    def cancel(self, run_id: str) -> None:
+        """Stop the run's current (or next queued) action before its next node; its checkpoints stay, so
+        it can be resumed."""
+        with self._lock:
+            self._cancel_requested.add(run_id)
 
     def _snapshot(self, run_id: str) -> Any:
         snapshot = self.graph.get_state(self._config(run_id))
@@ -155,8 +175,8 @@ class ResearchRunner:
                 else None,
             }
             return self._invoke(run_id, Command(resume=resume), on_event)
-        if record.status in ("running", "failed"):
-            # Interrupted by a crash or an error: pick up from the last checkpoint.
+        if record.status in ("running", "failed", "cancelled"):
+            # Interrupted by a crash, an error or the analyst: pick up from the last checkpoint.
             return self._invoke(run_id, None, on_event)
         raise RunStateError(f"run {run_id} is {record.status}; nothing to continue")
 
@@ -249,6 +269,8 @@ def _status(snapshot: Any) -> tuple[str, dict | None, str | None]:
         kind = value.get("kind")
         return ("paused_after_step" if kind == "step_review" else "awaiting_plan_review"), value, None
     failed = [t for t in snapshot.tasks if getattr(t, "error", None)]
+    if failed and _is_cancellation(failed[0].error):
+        return "cancelled", None, CANCELLED_MESSAGE
     if failed:
         # The task's error is the exception LangGraph caught; the runner logged its traceback.
         what = f"The {str(failed[0].name).replace('_', ' ')} stage"
@@ -256,6 +278,11 @@ def _status(snapshot: Any) -> tuple[str, dict | None, str | None]:
     if not snapshot.next:
         return ("finished" if snapshot.values.get("answer") is not None else "failed"), None, None
     return "running", None, None
+
+
+def _is_cancellation(error: object) -> bool:
+    # A checkpoint keeps a task's error as the exception or as its repr.
+    return isinstance(error, RunCancelled) or str(error).startswith(RunCancelled.__name__)
 
 
 def record_from_snapshot(run_id: str, snapshot: Any) -> RunRecord:

@@ -232,3 +232,27 @@ def test_plan_edit_step_mode_override_graph_and_exports(app_server, page):
         assert "Audit appendix" in content, fmt
         assert "Item 1" in content, fmt
         assert new_strategy in content, f"{fmt}: the analyst's override is in the audit trail"
+
+
+def test_a_run_goes_on_when_the_analyst_switches_pages(app_server, page):
+    """Approve a plan and leave for History at once: the run finishes on the server (it used to stop with
+    the page), and its link shows the cited answer."""
+    open_app(page, app_server["url"])
+    go_to(page, "Research")
+    if not page.get_by_role("textbox", name="Question").count():  # the library is empty
+        ingest_via_library(page, app_server["url"], SAMPLE)
+        go_to(page, "Research")
+    question = (
+        "What foreign currency risk does Northwind describe, how much of its revenue is in foreign "
+        "currencies, and how concentrated is its customer base?"
+    )
+    run_id = ask(page, question, step_mode=False)
+    page.get_by_role("button", name="Approve plan").click()
+    page.wait_for_timeout(300)
+    go_to(page, "History")  # leaves Research while the run works
+    screenshot(page, "history-after-leaving-a-run")
+    # Back at the run's link: it finished on the server (or the page re-attaches until it does).
+    page.goto(f"{app_server['url']}/research?run={run_id}")
+    wait_for_app(page)
+    wait_for_text(page, "References", timeout=60_000)
+    assert "stopped before it finished" not in body_text(page)

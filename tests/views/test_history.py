@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -64,6 +66,10 @@ def test_resume_continues_a_paused_run(bench):
     resume.click().run()
     assert not at.exception, at.exception
 
+    deadline = time.monotonic() + 120  # the resumed run goes on on a worker
+    while bench.active_runs():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
     after = bench.get_run(run.run_id)
     assert len(after.steps) == 2 or after.status == "finished"
     assert at.title[0].value == "Research"

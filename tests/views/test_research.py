@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pandas as pd
 import pytest
@@ -33,12 +34,30 @@ def _button(at: AppTest, label: str):
     return next(b for b in at.button if b.label == label)
 
 
-def _plan(at: AppTest, step_mode: bool = False) -> str:
-    """Submit the question form (prefilled) and return the new run id."""
+def _settle(at: AppTest, bench) -> AppTest:
+    """Wait for the run's background action to finish, then redraw the page (a browser's live panel does
+    this by itself every second)."""
+    deadline = time.monotonic() + 180
+    while bench.active_runs():
+        assert time.monotonic() < deadline, "a background action did not finish"
+        time.sleep(0.05)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _act(at: AppTest, bench, button) -> AppTest:
+    """Click a button that starts a run action, and wait for the action."""
+    button.click().run()
+    assert not at.exception, at.exception
+    return _settle(at, bench)
+
+
+def _plan(at: AppTest, bench, step_mode: bool = False) -> str:
+    """Submit the question form (prefilled), wait for planning and return the new run id."""
     if step_mode:
         at.toggle[0].set_value(True)
-    _button(at, "Plan").click().run()
-    assert not at.exception, at.exception
+    _act(at, bench, _button(at, "Plan"))
     return at.query_params["run"] if isinstance(at.query_params["run"], str) else at.query_params["run"][0]
 
 
@@ -56,7 +75,7 @@ def test_sample_question_is_prefilled_and_plan_opens_the_editable_review(bench):
     at = _page().run()
     assert at.text_area[0].value == _sample_question()
 
-    run_id = _plan(at)
+    run_id = _plan(at, bench)
     record = bench.get_run(run_id)
     assert record.status == "awaiting_plan_review"
     editor = at.dataframe[0].value
@@ -90,7 +109,7 @@ def test_unknown_run_in_the_url_explains_and_offers_a_new_question(bench):
 def test_edited_plan_is_approved_and_auto_run_renders_steps_and_cited_answer(bench):
     assert bench.ingest_paths([SAMPLE])[0].ok
     at = _page().run()
-    run_id = _plan(at)
+    run_id = _plan(at, bench)
     proposed = bench.get_run(run_id).plan.steps
     assert len(proposed) >= 2
     # The analyst deletes the first step and moves a filing search to Item 8 in the data editor.
@@ -106,7 +125,7 @@ def test_edited_plan_is_approved_and_auto_run_renders_steps_and_cited_answer(ben
     }
     at.run()
     assert any("edited" in c.value for c in at.caption)
-    _button(at, "Approve plan").click().run()
+    _act(at, bench, _button(at, "Approve plan"))
     assert not at.exception, at.exception
 
     record = bench.get_run(run_id)
@@ -151,8 +170,8 @@ def _cited(answer: str) -> set[int]:
 def test_step_mode_pauses_then_override_rerun_and_finish_now(bench):
     assert bench.ingest_paths([SAMPLE])[0].ok
     at = _page().run()
-    run_id = _plan(at, step_mode=True)
-    _button(at, "Approve plan").click().run()
+    run_id = _plan(at, bench, step_mode=True)
+    _act(at, bench, _button(at, "Approve plan"))
     assert not at.exception, at.exception
     record = bench.get_run(run_id)
     assert record.status == "paused_after_step"
@@ -165,7 +184,7 @@ def test_step_mode_pauses_then_override_rerun_and_finish_now(bench):
     assert first.tool == "search_10k"
     new_strategy = next(s for s in ("keyword", "vector", "hybrid") if s != first.strategy)
     at.selectbox(key=f"override-{run_id}-0").set_value(new_strategy)
-    at.button(key=f"rerun-{run_id}-0").click().run()
+    _act(at, bench, at.button(key=f"rerun-{run_id}-0"))
     assert not at.exception, at.exception
     record = bench.get_run(run_id)
     assert record.steps[0].strategy_override == new_strategy
@@ -173,7 +192,7 @@ def test_step_mode_pauses_then_override_rerun_and_finish_now(bench):
     candidates = at.dataframe[1].value
     assert {"Chunk", "Item", "Page", "vector", "bm25", "fused", "rerank"} <= set(candidates.columns)
 
-    _button(at, "Finish now").click().run()
+    _act(at, bench, _button(at, "Finish now"))
     assert not at.exception, at.exception
     record = bench.get_run(run_id)
     assert record.status == "finished"

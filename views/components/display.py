@@ -20,6 +20,9 @@ STATUS_BADGES: dict[str, tuple[str, str, str]] = {
     "running": ("Interrupted while running", "red", ":material/sync_problem:"),
     "finished": ("Finished", "green", ":material/task_alt:"),
     "failed": ("Failed", "red", ":material/error:"),
+    "cancelled": ("Cancelled", "gray", ":material/cancel:"),
+    # Not a checkpoint status: a run with an action on a worker of this app right now.
+    "live": ("Running now", "blue", ":material/progress_activity:"),
 }
 
 #: Graph node -> what the analyst sees while it runs.
@@ -66,6 +69,8 @@ def error_text(action: str, exc: Exception) -> str:
     detail = escape_markdown(str(exc))
     if name == "RunNotFound":
         return f"{action}: this run no longer exists in the data directory. Start a new question."
+    if name == "RunBusy":
+        return f"{action}: the run is already working. Wait for it to finish, or cancel it."
     if name == "RunStateError":
         return (
             f"{action}: the run has moved on since this page was drawn ({detail}). The page now shows its "

@@ -15,13 +15,14 @@ def rerankers(record: RunRecord) -> list[str]:
     return list(dict.fromkeys(step.reranker for step in record.steps if step.reranker))
 
 
-def run_header(record: RunRecord) -> None:
-    """Question, badges (status, engine, mode, reranker) and fallbacks, shown above any run view."""
+def run_header(record: RunRecord, live: bool = False) -> None:
+    """Question, badges (status, engine, mode, reranker) and fallbacks, shown above any run view; `live`
+    when an action of the run is on a worker right now."""
     with st.container(border=True):
         st.markdown(f"#### {escape_markdown(record.question)}")
         cols = st.columns([1, 1, 1, 2], vertical_alignment="center")
         with cols[0]:
-            status_badge(record.status)
+            status_badge("live" if live else record.status)
         with cols[1]:
             icon = ":material/cloud:" if record.engine != "offline" else ":material/memory:"
             st.badge(engine_label(record.engine), color="blue", icon=icon)
@@ -59,7 +60,12 @@ def run_header(record: RunRecord) -> None:
             f"{escape_markdown(items[0].reason)}",
             icon=":material/swap_horiz:",
         )
-    if record.error:
+    if record.status == "cancelled" and not live:
+        st.info(
+            "The run was cancelled. **Resume** goes on from its last finished stage.",
+            icon=":material/cancel:",
+        )
+    elif record.error and not live:
         st.error(
             f"The run stopped: {escape_markdown(record.error)}. Use **Resume** to retry from the last "
             "checkpoint.",

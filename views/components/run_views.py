@@ -93,12 +93,13 @@ def step_review(record: RunRecord, filings: list[Filing], bench: Any) -> Action 
 
 
 def interrupted(record: RunRecord, bench: Any) -> Action | None:
-    """A run that stopped mid-way (crash, restart or error) and its 'Resume' button."""
-    st.warning(
-        "This run stopped before it finished (the app was closed or restarted, or a step failed). "
-        "Resume it from its last checkpoint.",
-        icon=":material/sync_problem:",
-    )
+    """A run that stopped mid-way (crash, restart, error or cancel) and its 'Resume' button."""
+    if record.status != "cancelled":
+        st.warning(
+            "This run stopped before it finished (the app was closed or restarted, or a step failed). "
+            "Resume it from its last checkpoint.",
+            icon=":material/sync_problem:",
+        )
     if st.button("Resume", type="primary", icon=":material/play_arrow:"):
         return Action("Resuming…", bench.continue_run, (record.run_id,), max(len(record.plan.steps), 1))
     return None

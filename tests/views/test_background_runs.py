@@ -1,0 +1,92 @@
+"""A run keeps going without its page: leave Research mid-run, see it in History as running now, come
+back and re-attach to its live progress, cancel it, resume it from History (Streamlit's AppTest)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.retrieval.retriever import Retriever
+from tests.conftest import REPO_ROOT, SAMPLE_DOCS
+
+pytestmark = pytest.mark.slow
+
+SAMPLE = SAMPLE_DOCS / "northwind_10k_fy2025.html"
+QUESTION = "What competition risks does Northwind list, and how did R&D spending change in FY2025?"
+
+
+def _page(name: str, run_id: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=180).run()
+    at.switch_page(f"views/{name}.py")
+    if run_id:
+        at.query_params["run"] = run_id
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def _wait(predicate, timeout_s: float = 120) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def gate(monkeypatch):
+    """Filing searches wait until the gate opens: a run stays 'running' as long as the test needs."""
+    opened = threading.Event()
+    search = Retriever.search
+
+    def gated(self, *args, **kwargs):
+        assert opened.wait(120), "the test never opened the gate"
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(Retriever, "search", gated)
+    yield opened
+    opened.set()
+
+
+def test_a_run_survives_its_page_is_reattached_cancelled_and_resumed(bench, gate):
+    filing = bench.ingest_paths([SAMPLE])[0].filing
+    run_id = bench.start_research(QUESTION, [filing.filing_id]).run_id
+
+    research = _page("research", run_id)
+    _button(research, "Approve plan").click().run()
+    assert not research.exception, research.exception
+    assert bench.active_runs().keys() == {run_id}
+    assert _button(research, "Cancel run") is not None
+    assert any("continues on the server" in c.value for c in research.caption)
+
+    # The analyst leaves: History (a new page, a new session) lists the run as running now.
+    history = _page("history")
+    assert list(history.dataframe[0].value["Status"]) == ["Running now"]
+    assert _button(history, "Resume").disabled
+
+    # ... comes back to the run's link: the page re-attaches to the live run and can cancel it.
+    back = _page("research", run_id)
+    assert not any(b.label == "Approve plan" for b in back.button)
+    _button(back, "Cancel run").click().run()
+    gate.set()
+    _wait(lambda: not bench.active_runs())
+    record = bench.get_run(run_id)
+    assert record.status == "cancelled" and len(record.steps) < len(record.plan.steps)
+    back.run()
+    assert any("was cancelled" in i.value for i in back.info)
+
+    history = _page("history")
+    assert list(history.dataframe[0].value["Status"]) == ["Cancelled"]
+    resume = _button(history, "Resume")
+    assert not resume.disabled
+    resume.click().run()
+    _wait(lambda: not bench.active_runs())
+    record = bench.get_run(run_id)
+    assert record.status == "finished", record.error
+    assert record.answer and record.citations

@@ -1,0 +1,48 @@
+"""Live progress of a run whose action is on a worker: redrawn every second from the kept events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from core.report.safe_text import escape_markdown
+from views.components.display import NODE_LABELS
+from views.components.run_progress import RunProgress
+
+#: How often the live panel redraws, in seconds.
+REFRESH_S = 1.0
+
+
+def live_progress(bench: Any, run_id: str) -> None:
+    """The action's progress box and a Cancel button; when the action ends, the whole page reruns to show
+    the run as it now is. Safe to leave: the run goes on without the page."""
+
+    @st.fragment(run_every=REFRESH_S)
+    def panel() -> None:
+        live = bench.live_run(run_id)
+        if live is None or not live.active:
+            st.rerun()  # the whole page: the run has a new state to show
+        events = live.events_since(0)
+        if live.state == "queued":
+            label = "Waiting for a free research worker…"
+        else:
+            started = [e for e in events if e.kind == "node_started" and e.node in NODE_LABELS]
+            last = started[-1] if started else None
+            where = f"Step {last.step_index + 1} · " if last and last.step_index is not None else ""
+            label = f"{where}{NODE_LABELS[last.node]}…" if last and last.node else live.label
+        progress = RunProgress(label, total_steps=live.total_steps)
+        for event in events:
+            progress(event)
+        left, right = st.columns([4, 1], vertical_alignment="center")
+        with left:
+            st.caption(
+                "The run continues on the server: switch pages, close the tab or start another run, and "
+                "come back here or to **History** to see it."
+            )
+        with right:
+            if st.button("Cancel run", icon=":material/cancel:", key=f"cancel-{run_id}", width="stretch"):
+                bench.cancel_run(run_id)
+                st.toast(escape_markdown("Cancelling: the run stops before its next stage."))
+
+    panel()
