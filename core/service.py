@@ -52,10 +52,22 @@ class Workbench:
         self.settings = settings
         self._lock = threading.Lock()
         self._cancel_requests: set[str] = set()  # run ids cancelled; shared by every runner built here
+        self.repair_notes: list[str] = []  # what the start-up check of the index repaired, in sentences
 
     @cached_property
     def store(self) -> IndexStore:
-        return IndexStore.open(self.settings)
+        store = IndexStore.open(self.settings)
+        # A process killed mid-write (kill -9, power loss) leaves stores that disagree with the catalog.
+        self.repair_notes = store.repair()
+        for note in self.repair_notes:
+            log.warning("start-up check: %s", note)
+        return store
+
+    def startup_repairs(self) -> list[str]:
+        """What the start-up check of the index repaired, in sentences (opening the index runs it, once
+        per process); empty when every store agreed with the catalog."""
+        _ = self.store
+        return self.repair_notes
 
     # --- Library -----------------------------------------------------------------------------
 

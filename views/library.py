@@ -43,6 +43,10 @@ st.caption(
     "indexed for vector and keyword search, and kept in the local data directory."
 )
 
+if repairs := bench.startup_repairs():
+    notes = "\n".join(f"- {escape_markdown(note)}" for note in repairs)
+    st.info(f"**Start-up check of the index** (the app was stopped in the middle of a write):\n{notes}")
+
 # --- Upload and ingest ---------------------------------------------------------------------------
 uploader_key = f"uploader-{st.session_state.get('uploads_done', 0)}"
 uploads = st.file_uploader(

@@ -130,6 +130,11 @@ class KeywordIndex:
                 self._fit()
                 self._save()
 
+    def ids_by_filing(self) -> dict[str, set[str]]:
+        """filing_id -> its chunk ids in the index."""
+        with self._lock:
+            return {filing_id: set(ids) for filing_id, (ids, _) in self._filings.items()}
+
     def has_filing(self, filing_id: str) -> bool:
         return filing_id in self._filings
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from core.config import Settings
@@ -11,6 +14,11 @@ from core.index.embedding_cache import EmbeddingCache
 from core.index.embeddings import Embedder, get_embedder
 from core.index.keyword_index import KeywordIndex
 from core.index.vector_store import VectorStore
+
+#: A stored original with no catalog entry is an orphan only once it is this old (seconds).
+ORPHAN_UPLOAD_AGE_S = 600.0
+#: Folder (in the data directory) of the marks of filings being written (see IndexStore.writing).
+PENDING_WRITES_DIR = "pending-writes"
 
 
 @dataclass
@@ -42,17 +50,86 @@ class IndexStore:
     def delete_filing(self, filing_id: str) -> bool:
         """Remove a filing from every store and its stored original; False if it was not there."""
         with self.write_lock:
-            return self.remove_unlocked(filing_id)
-
-    def remove_unlocked(self, filing_id: str, *, keep_original: bool = False) -> bool:
-        """delete_filing for a caller that holds `write_lock` (a re-index keeps the stored original)."""
-        if self.catalog.get_filing(filing_id) is None:
-            return False
-        self.vectors.delete_filing(filing_id)
-        self.keywords.remove_filing(filing_id)
-        if not keep_original:
+            if self.catalog.get_filing(filing_id) is None:
+                return False
+            self.vectors.delete_filing(filing_id)
+            self.keywords.remove_filing(filing_id)
             for path in self.settings.uploads_dir.glob(f"{filing_id}.*"):
                 path.unlink(missing_ok=True)
-        with self.catalog.transaction() as conn:
-            self.catalog.delete_filing_rows(conn, filing_id)
-        return True
+            with self.catalog.transaction() as conn:
+                self.catalog.delete_filing_rows(conn, filing_id)
+            return True
+
+    def rebuild_search_index(self, filing_id: str) -> int:
+        """Write a catalogued filing's vectors and BM25 postings again from its catalog passages (vectors
+        from the embedding cache where it has them); returns the passage count. Caller holds write_lock."""
+        chunks = self.catalog.list_chunks(filing_id)
+        vectors = self.embedding_cache.embed(self.embedder, [c.indexed_text for c in chunks])
+        self.vectors.delete_filing(filing_id)
+        if chunks:
+            self.vectors.add(chunks, vectors)
+            self.keywords.add_filing(filing_id, chunks)
+        else:
+            self.keywords.remove_filing(filing_id)
+        return len(chunks)
+
+    @contextmanager
+    def writing(self, filing_id: str) -> Iterator[None]:
+        """Mark a filing as being written while the block runs: the vector store and the BM25 index have
+        no transactions, so a process killed mid-write leaves the mark, and `repair` knows which filing's
+        vectors and postings to distrust. Caller holds write_lock."""
+        marker = self.settings.data_dir / PENDING_WRITES_DIR / filing_id
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+        try:
+            yield
+        finally:
+            marker.unlink(missing_ok=True)
+
+    def repair(self, *, settle_s: float = ORPHAN_UPLOAD_AGE_S) -> list[str]:
+        """Make the vectors, the BM25 index and the stored originals agree with the catalog, the truth,
+        after a process was killed mid-write; returns what was done, in sentences (empty: all agreed).
+
+        Passages of an ingestion that never reached the catalog are removed; a catalogued filing whose
+        write was interrupted (a re-index) or whose vectors or postings do not match its passages gets
+        them rebuilt from the catalog; an original with no catalog entry is removed (once it is older
+        than `settle_s` unless its write was interrupted: younger ones may belong to an ingestion under
+        way in another process).
+        """
+        notes: list[str] = []
+        with self.write_lock:
+            pending_dir = self.settings.data_dir / PENDING_WRITES_DIR
+            pending = {p.name for p in pending_dir.iterdir()} if pending_dir.is_dir() else set()
+            catalogued = {f.filing_id: f for f in self.catalog.list_filings()}
+            in_vectors = self.vectors.ids_by_filing()
+            in_keywords = self.keywords.ids_by_filing()
+            for filing_id in sorted((set(in_vectors) | set(in_keywords) | pending) - set(catalogued)):
+                count = max(len(in_vectors.get(filing_id, ())), len(in_keywords.get(filing_id, ())))
+                self.vectors.delete_filing(filing_id)
+                self.keywords.remove_filing(filing_id)
+                for path in self.settings.uploads_dir.glob(f"{filing_id}.*"):
+                    path.unlink(missing_ok=True)
+                notes.append(
+                    f"Removed {count} passages of an ingestion that did not finish."
+                    if count
+                    else "Cleaned up after an ingestion that did not finish."
+                )
+            for filing_id, filing in catalogued.items():
+                want = set(self.catalog.chunk_ids([filing_id]))
+                mismatch = (
+                    in_vectors.get(filing_id, set()) != want or in_keywords.get(filing_id, set()) != want
+                )
+                if mismatch or filing_id in pending:
+                    self.rebuild_search_index(filing_id)
+                    notes.append(
+                        f"Rebuilt the search index of {filing.label}: an earlier write did not finish."
+                    )
+            now = time.time()
+            uploads = self.settings.uploads_dir
+            for path in sorted(uploads.glob("*")) if uploads.is_dir() else []:
+                if path.is_file() and path.stem not in catalogued and now - path.stat().st_mtime > settle_s:
+                    path.unlink(missing_ok=True)
+                    notes.append("Removed the stored copy of a file whose ingestion did not finish.")
+            for name in pending:
+                (pending_dir / name).unlink(missing_ok=True)
+        return notes

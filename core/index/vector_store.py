@@ -103,6 +103,14 @@ class VectorStore:
     def delete_filing(self, filing_id: str) -> None:
         self._collection.delete(where={"filing_id": filing_id})
 
+    def ids_by_filing(self) -> dict[str, set[str]]:
+        """filing_id -> its chunk ids, read from the stored metadata (a consistency check's view)."""
+        got = self._collection.get(include=["metadatas"])
+        out: dict[str, set[str]] = {}
+        for chunk_id, meta in zip(got["ids"], got["metadatas"], strict=True):
+            out.setdefault(str((meta or {}).get("filing_id", "")), set()).add(chunk_id)
+        return out
+
     def count(self, filing_ids: list[str] | None = None, section: str | None = None) -> int:
         where = _where(filing_ids, section)
         if where is None:

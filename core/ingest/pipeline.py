@@ -228,15 +228,19 @@ def _write_all_or_nothing(
 ) -> None:
     """Write catalog rows, vectors, BM25 postings and the original; undo every store on any failure.
 
-    `replacing`: the filing's current passages are removed first (a re-index); on a failure the stored
-    original stays, so the file is never lost.
+    `replacing` (a re-index): the filing's old rows are deleted in the same catalog transaction that
+    inserts the new ones, so until it commits the catalog holds the old passages; on a failure the old
+    vectors and postings are rebuilt from them and the stored original stays. A process killed mid-way
+    leaves stores that IndexStore.repair makes agree with the catalog again at the next start.
     """
     upload = store.settings.uploads_dir / f"{filing.filing_id}.{filing.source_type}"
-    with store.write_lock:
-        if replacing:
-            store.remove_unlocked(filing.filing_id, keep_original=True)
+    with store.write_lock, store.writing(filing.filing_id):
         try:
             with store.catalog.transaction() as conn:
+                if replacing:
+                    store.catalog.delete_filing_rows(conn, filing.filing_id)
+                    store.vectors.delete_filing(filing.filing_id)
+                    store.keywords.remove_filing(filing.filing_id)
                 store.catalog.insert_filing(conn, filing, chunks)
                 store.vectors.add(chunks, vectors)
                 store.keywords.add_filing(filing.filing_id, chunks)
@@ -248,7 +252,9 @@ def _write_all_or_nothing(
                 lambda: store.vectors.delete_filing(filing.filing_id),
                 lambda: store.keywords.remove_filing(filing.filing_id),
             ]
-            if not replacing:
+            if replacing:
+                undo_steps.append(lambda: store.rebuild_search_index(filing.filing_id))
+            else:
                 undo_steps.append(lambda: upload.unlink(missing_ok=True))
             for undo in undo_steps:
                 try:
