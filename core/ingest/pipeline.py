@@ -17,7 +17,7 @@ from core.ingest.chunker import chunk_sections
 from core.ingest.context import add_context
 from core.ingest.errors import IngestError
 from core.ingest.parse import parse_filing, split_sections
-from core.ingest.validate import check_upload
+from core.ingest.validate import check_upload, display_filename
 from core.models import UNKNOWN_COMPANY, Chunk, Filing, IngestProgress, IngestResult, SourceType
 
 log = logging.getLogger(__name__)
@@ -169,6 +169,7 @@ def ingest_file(
     store: IndexStore, data: bytes, filename: str, on_progress: ProgressCallback | None = None
 ) -> IngestResult:
     """Ingest one file; never raises for bad input, returns a result with a readable error instead."""
+    filename = display_filename(filename)
     progress = _Progress(filename, on_progress)
     try:
         progress.begin("validate")

@@ -56,6 +56,23 @@ def _wrong_type(kind: str, filename: str) -> IngestError:
     return IngestError(f"This file is {kind}{renamed}, not a filing. {_ACCEPTED}")
 
 
+#: Longest file name kept for display (longer ones are shortened, keeping the extension).
+MAX_FILENAME_CHARS = 120
+_UNSAFE_NAME_CHARS = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def display_filename(name: str) -> str:
+    """The name an upload is listed under: its last path component, without control or bidi characters,
+    at most MAX_FILENAME_CHARS long. The stored original is named by its content hash, never by this."""
+    name = _UNSAFE_NAME_CHARS.sub("", re.split(r"[\\/]", name or "")[-1])
+    name = " ".join(name.split()).strip(" .") or "upload"
+    if len(name) > MAX_FILENAME_CHARS:
+        stem, dot, ext = name.rpartition(".")
+        ext = f".{ext}" if dot and 0 < len(ext) <= 8 else ""
+        name = (stem if ext else name)[: MAX_FILENAME_CHARS - len(ext) - 1].rstrip() + "…" + ext
+    return name
+
+
 def check_upload(data: bytes, filename: str, max_bytes: int) -> SourceType:
     """Return "pdf", "html" or "txt" judged from the bytes; raise IngestError with a readable reason."""
     if not data or not data.strip():

@@ -160,3 +160,24 @@ def test_text_without_any_filing_structure_is_rejected_alike_for_html_and_text(s
     assert not result.ok and "does not look like an sec filing" in result.error.lower()
     assert result.stage_seconds.get("chunk") is None, "rejected before any chunking"
     assert _state(store) == ([], 0, 0, 0, [])
+
+
+@pytest.mark.parametrize(
+    ("name", "listed"),
+    [
+        ("../../etc/passwd.txt", "passwd.txt"),
+        ("/tmp/absolute/filing.txt", "filing.txt"),
+        ("C:\\Users\\me\\filing.txt", "filing.txt"),
+        ("bad\x00name\r\n\x1b[31m.txt", "badname[31m.txt"),
+        ("\u202etxt.exe", "txt.exe"),
+        ("..", "upload"),
+        ("x" * 5000 + ".txt", "x" * 115 + "….txt"),
+    ],
+)
+def test_unsafe_upload_names_are_listed_safely_and_never_used_as_paths(store, tmp_path, name, listed):
+    result = ingest_file(store, (FIXTURES / "small_filing.txt").read_bytes(), name)
+    assert result.ok, result.error
+    assert result.filename == listed and result.filing.filename == listed
+    stored = list(store.settings.uploads_dir.iterdir())
+    assert [p.name for p in stored] == [f"{result.filing.filing_id}.txt"]
+    assert not (tmp_path / "etc").exists() and not (tmp_path.parent / "etc").exists()
