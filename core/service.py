@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from core.config import Settings, save_settings
 from core.graph.background import BackgroundRuns, LiveRun, RunBusy
 from core.graph.deps import EventCallback, build_deps
+from core.graph.plan_diff import diff_plans
 from core.graph.records import RunRecord, RunSummary
 from core.graph.runner import ResearchRunner, RunNotFound
 from core.index.store import IndexStore
@@ -210,6 +211,11 @@ class Workbench:
 
     def get_run(self, run_id: str) -> RunRecord:
         return self.runner.get(run_id)
+
+    @staticmethod
+    def plan_edits(proposed: Plan, edited: Plan) -> list[str]:
+        """The analyst's edits of a plan, in plain words (as the plan history will record them)."""
+        return diff_plans(proposed, edited)
 
     # --- Research in the background (the app) -------------------------------------------------
 

@@ -81,11 +81,16 @@ def delete_row(page, grid, row: int, done_text: str) -> None:
     raise AssertionError(f"deleting grid row {row} did not take effect")
 
 
-def choose_in_cell(page, grid, row: int, column: int, option: re.Pattern[str]) -> None:
-    """Open a select cell's editor from the keyboard ('#' cell, then `column` steps right) and pick `option`."""
+def choose_in_cell(
+    page, grid, row: int, column: int, option: re.Pattern[str], done_text: re.Pattern[str]
+) -> None:
+    """Open a select cell's editor from the keyboard ('#' cell, then `column` steps right), pick `option`,
+    and confirm the edit took effect: the menu closed and the plan review lists the edit (`done_text`)."""
     for attempt in range(3):
         wait_for_app(page)
         page.wait_for_timeout(800)
+        if page.get_by_text(done_text).count():  # a slow earlier attempt took effect after all
+            return
         box = grid.bounding_box()
         page.mouse.click(box["x"] + 55, grid_row_y(box, row))  # the '#' cell: first data column
         for _ in range(column):
@@ -95,6 +100,8 @@ def choose_in_cell(page, grid, row: int, column: int, option: re.Pattern[str]) -
         try:
             choice.first.wait_for(timeout=5_000)
             choice.first.click()
+            choice.first.wait_for(state="hidden", timeout=5_000)
+            page.get_by_text(done_text).first.wait_for(timeout=10_000)
             return
         except Exception:
             screenshot(page, f"research-cell-editor-attempt-{attempt + 1}")
@@ -157,7 +164,14 @@ def test_plan_edit_step_mode_override_graph_and_exports(app_server, page):
     assert found, text_before[-3000:]
     steps_before = int(found.group(1))
     delete_row(page, grid, steps_before - 1, f"{steps_before - 1} step(s) — edited")
-    choose_in_cell(page, grid, row=0, column=4, option=re.compile(r"^Item 1 · Business"))
+    choose_in_cell(
+        page,
+        grid,
+        row=0,
+        column=4,
+        option=re.compile(r"^Item 1 · Business"),
+        done_text=re.compile(r"Item changed from \S+ to Item 1\b"),
+    )
     page.wait_for_timeout(1500)
     wait_for_app(page)
     screenshot(page, "research-plan-edited")

@@ -29,12 +29,17 @@ class Action:
     kwargs: dict[str, Any] = field(default_factory=dict)
 
 
-def _edited(plan: Plan, filings: list[Filing], key: str) -> tuple[Plan, bool]:
+def _edited(plan: Plan, filings: list[Filing], key: str, bench: Any) -> tuple[Plan, bool]:
+    """The plan editor; below it, each edit in plain words (what the plan history will record)."""
     edited = plan_editor(plan, filings, key=key)
     result, notes = rows_to_plan(edited, plan)
     for note in notes:
         st.caption(f":material/info: {escape_markdown(note)}")
-    return result, plan_changed(result, plan)
+    changed = plan_changed(result, plan)
+    if changed:
+        edits = bench.plan_edits(plan, result)
+        st.caption("Your edits: " + "; ".join(escape_markdown(e) for e in edits) if edits else "Edited.")
+    return result, changed
 
 
 def plan_review(record: RunRecord, filings: list[Filing], bench: Any) -> Action | None:
@@ -45,7 +50,7 @@ def plan_review(record: RunRecord, filings: list[Filing], bench: Any) -> Action 
         "Edit any cell; add a step with the **+** row at the bottom; delete steps by ticking their row "
         "boxes and pressing Delete; change **#** to reorder. Nothing runs until you approve."
     )
-    plan, changed = _edited(proposed, filings, f"plan-{record.run_id}")
+    plan, changed = _edited(proposed, filings, f"plan-{record.run_id}", bench)
     mode = "pause after every step" if record.step_mode else "run every step, then write the answer"
     left, right = st.columns([3, 1], vertical_alignment="center")
     with left:
@@ -76,7 +81,7 @@ def step_review(record: RunRecord, filings: list[Filing], bench: Any) -> Action 
             "Review what the last step found below. Edit the remaining plan if needed, then continue, "
             "or finish now and write the answer from the evidence so far."
         )
-        plan, changed = _edited(remaining, filings, f"remaining-{record.run_id}-{len(record.steps)}")
+        plan, changed = _edited(remaining, filings, f"remaining-{record.run_id}-{len(record.steps)}", bench)
         left, mid, right = st.columns([3, 1, 1], vertical_alignment="center")
         with left:
             st.caption(f"{len(plan.steps)} step(s) remaining{' — edited' if changed else ''}.")
