@@ -9,6 +9,9 @@ from core.models import IngestProgress
 from core.report.safe_text import escape_markdown
 from views.shared import workbench
 
+# Set by the Cancel button shown while files are ingested; read once on the rerun it causes.
+CANCELLED = "ingest-cancelled"
+
 STAGE_LABELS = {
     "validate": "Checking file",
     "parse": "Reading text",
@@ -56,7 +59,16 @@ uploads = st.file_uploader(
     key=uploader_key,
     help=f"Up to {bench.settings.max_upload_mb:g} MB per file. Uploading the same file twice changes nothing.",
 )
+if st.session_state.pop(CANCELLED, False):
+    st.warning(
+        "Ingestion cancelled: the file being read was not added (nothing of it remains); files finished "
+        "before it are in the library.",
+        icon=":material/cancel:",
+    )
 if uploads and st.button("Ingest", type="primary", icon=":material/upload:"):
+    # Clicking Cancel reruns the page, which stops this script at its next progress update; everything
+    # before the final write is in memory, and the write itself is all-or-nothing.
+    st.button("Cancel", icon=":material/cancel:", on_click=lambda: st.session_state.update({CANCELLED: True}))
     show = progress_bars([u.name for u in uploads])
     results = bench.ingest(((u.name, u.getvalue()) for u in uploads), on_progress=show)
     st.session_state["last_results"] = [r.model_dump(mode="json") for r in results]

@@ -64,7 +64,7 @@ class _Progress:
     def begin(self, name: str) -> None:
         self.stage = name
         self._t = time.perf_counter()
-        self.report(name, 0.0, name)
+        self.report(name, 0.0)
 
     def end(self) -> None:
         self.stage_seconds[self.stage] = time.perf_counter() - self._t

@@ -48,3 +48,28 @@ def test_upload_sample_a_bad_file_and_reindex(app_server, page):
     body = page.locator("body").inner_text()
     assert "indexed by an older version" not in body
     assert "Filings (1)" in body
+
+
+def test_an_ingestion_can_be_cancelled_and_leaves_nothing(app_server, page):
+    """A 10-K that takes a minute to embed: Cancel stops it, the Library says so, and no part of it is in
+    the catalog, the vectors or the BM25 index."""
+    from core.config import Settings
+    from core.index.store import IndexStore
+    from tests.conftest import shared_file
+
+    nvda = shared_file("filings", "NVDA_10K_FY2023.htm")
+    page.goto(app_server["url"])
+    wait_for_app(page)
+    before = page.locator("body").inner_text()
+    page.locator("input[type='file']").set_input_files([str(nvda)])
+    page.get_by_role("button", name="Ingest").click()
+    page.get_by_text("Embedding passages").first.wait_for(timeout=120_000)
+    screenshot(page, "library-ingesting")
+    page.get_by_role("button", name="Cancel", exact=True).click()
+    page.get_by_text("Ingestion cancelled").wait_for(timeout=60_000)
+    wait_for_app(page)
+    screenshot(page, "library-cancelled")
+    assert "NVIDIA" not in page.locator("body").inner_text().replace(before, "")
+    store = IndexStore.open(Settings(data_dir=app_server["data_dir"]))
+    assert all("NVIDIA" not in f.company for f in store.catalog.list_filings())
+    assert store.repair() == [], "nothing half-written to repair"
