@@ -121,14 +121,6 @@ class Settings(BaseSettings):
         return self.data_dir / "llm_cache.sqlite"
 
     @property
-    def runs_dir(self) -> Path:
-        return self.data_dir / "runs"
-
-    @property
-    def exports_dir(self) -> Path:
-        return self.data_dir / "exports"
-
-    @property
     def max_upload_bytes(self) -> int:
         return int(self.max_upload_mb * 1024 * 1024)
 

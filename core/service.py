@@ -43,8 +43,6 @@ log = logging.getLogger(__name__)
 # What pages catch from this API, re-exported so they need not import the graph package.
 __all__ = ["LiveRun", "RunBusy", "RunNotFound", "Workbench", "get_workbench"]
 
-SAMPLE_FILING = Path(__file__).resolve().parents[1] / "sample_docs" / "northwind_10k_fy2025.html"
-
 
 class Workbench:
     """Library, retrieval and research operations over one data directory."""
@@ -93,12 +91,6 @@ class Workbench:
                 continue
             results.append(ingest_file(self.store, data, path.name, on_progress))
         return results
-
-    def ensure_sample_filing(self) -> IngestResult | None:
-        """Ingest the bundled sample filing when the library is empty (first start)."""
-        if self.store.catalog.list_filings() or not SAMPLE_FILING.exists():
-            return None
-        return self.ingest_paths([SAMPLE_FILING])[0]
 
     def filings(self) -> list[Filing]:
         return self.store.catalog.list_filings()

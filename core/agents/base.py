@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -43,6 +42,3 @@ class AgentDeps:
         fallback = Fallback(component=component, used=used, reason=reason[:500], step_index=self.step_index)
         self.fallbacks.append(fallback)
         return fallback
-
-
-AgentFn = Callable[[InT, AgentDeps], OutT]

@@ -135,12 +135,6 @@ class Catalog:
             params.append(section)
         return [r[0] for r in self._query(sql, tuple(params))]
 
-    def section_counts(self, filing_id: str) -> dict[str, int]:
-        rows = self._query(
-            "SELECT section, COUNT(*) FROM chunks WHERE filing_id = ? GROUP BY section", (filing_id,)
-        )
-        return dict(rows)
-
     def derived(self, filing_id: str, name: str) -> str | None:
         """A value computed once from a filing's chunks and kept with it (e.g. its statement pages)."""
         rows = self._query("SELECT value FROM derived WHERE filing_id = ? AND name = ?", (filing_id, name))

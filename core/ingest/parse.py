@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import re
 
-from core.ingest.document import ParsedFiling, Section, assemble
+from core.ingest.document import ParsedFiling, assemble
 from core.ingest.errors import IngestError
 from core.ingest.loaders import load_html, load_pdf, load_txt
 from core.ingest.loaders.txt import decode_text
 from core.ingest.metadata import detect_metadata, xbrl_cover_facts
 from core.ingest.sections import match_item_heading
-from core.ingest.sections import split_sections as _split_sections
 from core.models import SourceType
 
-__all__ = ["parse_filing", "split_sections"]
+__all__ = ["parse_filing"]
 
 _FILING_WORDS = re.compile(
     r"securities\s+and\s+exchange\s+commission|form\s+10-[kq]|form\s+8-k|annual\s+report|fiscal\s+year", re.I
@@ -68,8 +67,3 @@ def looks_like_filing(text: str) -> bool:
         if match_item_heading(line.group(1)):
             return True
     return len(text) >= _MIN_FILING_CHARS and bool(_FILING_WORDS.search(text[:20000]))
-
-
-def split_sections(parsed: ParsedFiling) -> list[Section]:
-    """Item sections covering every block of the filing, in document order."""
-    return _split_sections(parsed)

@@ -16,7 +16,8 @@ from core.index.store import IndexStore
 from core.ingest.chunker import chunk_sections
 from core.ingest.context import add_context
 from core.ingest.errors import IngestError
-from core.ingest.parse import parse_filing, split_sections
+from core.ingest.parse import parse_filing
+from core.ingest.sections import split_sections
 from core.ingest.validate import check_upload, display_filename
 from core.models import UNKNOWN_COMPANY, Chunk, Filing, IngestProgress, IngestResult, SourceType
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from core.ingest.document import ParsedFiling, Section
-from core.ingest.parse import parse_filing, split_sections
+from core.ingest.parse import parse_filing
+from core.ingest.sections import split_sections
 from core.models import SourceType
 from tests.conftest import shared_file
 

@@ -7,7 +7,8 @@ import itertools
 import pytest
 
 from core.ingest.chunker import chunk_sections, sentence_starts
-from core.ingest.parse import parse_filing, split_sections
+from core.ingest.parse import parse_filing
+from core.ingest.sections import split_sections
 from tests.conftest import SAMPLE_DOCS
 from tests.ingest.conftest import word_count
 

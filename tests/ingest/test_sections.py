@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from core.ingest.parse import parse_filing, split_sections
-from core.ingest.sections import match_item_heading, match_part_heading
+from core.ingest.parse import parse_filing
+from core.ingest.sections import match_item_heading, match_part_heading, split_sections
 from core.models import FRONT_MATTER, ITEM_TITLES, UNSECTIONED
 
 REAL = [
