@@ -337,6 +337,8 @@ class Workbench:
             # A run in progress keeps the objects it holds; the next call builds fresh ones.
             for name in ("retriever", "runner") + (("store",) if index_changed else ()):
                 self.__dict__.pop(name, None)
+            if "store" in self.__dict__:
+                self.store.settings = settings  # the same index; ingestion reads the new limits
 
     def save_settings(self, settings: Settings) -> None:
         """Apply new settings and keep them in the data directory for the next start (never the API key)."""

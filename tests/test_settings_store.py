@@ -86,3 +86,13 @@ def test_the_api_key_is_used_but_never_written_and_the_run_records_its_settings(
     for fmt, data in exports.items():
         assert KEY.encode() not in data, fmt
     assert KEY not in caplog.text
+
+
+def test_applied_settings_reach_the_open_index(tmp_path) -> None:
+    from core.service import Workbench
+
+    bench = Workbench(Settings(data_dir=tmp_path))
+    assert bench.store.settings.max_upload_mb == 50
+    bench.apply_settings(bench.settings.model_copy(update={"max_upload_mb": 0.001}))
+    (result,) = bench.ingest([("big.txt", b"Item 1. Business\n" + b"x" * 5000)])
+    assert not result.ok and "MB" in (result.error or "")
