@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.graph.records import RunRecord
-from core.report.safe_text import escape_markdown
+from core.safe_text import escape_markdown
 from core.service import RunBusy, RunNotFound
 from views.components.display import inject_css, show_error
 from views.components.live_run import live_progress

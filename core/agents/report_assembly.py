@@ -6,17 +6,17 @@ import re
 
 from core.agents.contracts import DraftClaim, ReportDraft
 from core.models import Citation, Evidence
+from core.safe_text import escape_markdown
 from core.tools.sentences import content_terms, jaccard, normalise_ws, split_sentences
 
 MAX_QUOTE = 400
 SOURCES_HEADING = "### Sources"
 _EVIDENCE_REF_RE = re.compile(r"\[((?:S\d+-E\d+)(?:\s*[,;]\s*S\d+-E\d+)*)\]")
-_MD_SPECIAL_RE = re.compile(r"([\\`*_\[\]<>#|$~])")
 
 
-def escape_markdown(text: str) -> str:
-    """Document text as inert Markdown: no links, emphasis, HTML, math or fake citations."""
-    return _MD_SPECIAL_RE.sub(r"\\\1", normalise_ws(text))
+def _inert(text: str) -> str:
+    """Document text on one line as inert Markdown: no links, emphasis, HTML, math or fake citations."""
+    return escape_markdown(normalise_ws(text))
 
 
 def best_quote(claim: str, passage: str) -> str:
@@ -85,41 +85,41 @@ def _claim_line(book: CitationBook, claim: DraftClaim, *, headline: bool = False
     marks = book.cite(claim.evidence_ids, claim.text)
     if headline and not marks:
         # An answer part the filings did not support ("not found ..."): a note, never a cited claim.
-        return f"_{escape_markdown(claim.text)}_"
+        return f"_{_inert(claim.text)}_"
     if headline and " — " in claim.text:
         # "Operating margin (FY2022): 34.6% — 5,000 / 14,000 = 34.6%": the figure in bold, then its working.
         head, working = claim.text.split(" — ", 1)
-        return f"- **{escape_markdown(head)}** — {escape_markdown(working)} {marks}".rstrip()
+        return f"- **{_inert(head)}** — {_inert(working)} {marks}".rstrip()
     if headline:
-        return f"- **{escape_markdown(claim.text)}** {marks}".rstrip()
-    return f"- {escape_markdown(claim.text)} {marks}".rstrip()
+        return f"- **{_inert(claim.text)}** {marks}".rstrip()
+    return f"- {_inert(claim.text)} {marks}".rstrip()
 
 
 def _summary(book: CitationBook, summary: str) -> str:
     # A drafted summary may cite evidence ids inline, e.g. "[S1-E2]"; turn them into numbers.
     out, last = [], 0
     for m in _EVIDENCE_REF_RE.finditer(summary):
-        out.append(escape_markdown(summary[last : m.start()]))
+        out.append(_inert(summary[last : m.start()]))
         ids = [i.strip() for i in re.split(r"[,;]", m.group(1))]
         sentence_start = max(summary.rfind(".", 0, m.start()), 0)
         out.append(" " + book.cite(ids, summary[sentence_start : m.start()]))
         last = m.end()
-    out.append(escape_markdown(summary[last:]))
+    out.append(_inert(summary[last:]))
     return "".join(out).strip()
 
 
 def source_line(c: Citation) -> str:
     """One line of the Sources list: where the quote is, and the quote itself."""
     if c.url:
-        where = f"{escape_markdown(c.title or c.url)} — {c.url} (retrieved {c.date or 'n.d.'})"
+        where = f"{_inert(c.title or c.url)} — {c.url} (retrieved {c.date or 'n.d.'})"
     else:
         parts = [
             c.filing_label or c.filing_id or "filing",
             c.section or "",
             f"p. {c.page}" if c.page is not None else "",
         ]
-        where = escape_markdown(", ".join(p for p in parts if p))
-    return f"- [{c.number}] {where}: “{escape_markdown(c.quote)}”"
+        where = _inert(", ".join(p for p in parts if p))
+    return f"- [{c.number}] {where}: “{_inert(c.quote)}”"
 
 
 def assemble_report(draft: ReportDraft, evidence: dict[str, Evidence]) -> tuple[str, list[Citation]]:
@@ -132,10 +132,10 @@ def assemble_report(draft: ReportDraft, evidence: dict[str, Evidence]) -> tuple[
     if draft.summary.strip():
         lines += [_summary(book, draft.summary), ""]
     for section in draft.sections:
-        lines.append(f"### {escape_markdown(section.heading)}")
+        lines.append(f"### {_inert(section.heading)}")
         lines += [_claim_line(book, claim) for claim in section.claims]
         if section.gap:
-            lines.append(f"_{escape_markdown(section.gap)}_")
+            lines.append(f"_{_inert(section.gap)}_")
         lines.append("")
     if draft.conflicts:
         lines.append("### Conflicts in the evidence")

@@ -15,7 +15,7 @@ from core.graph.records import RunRecord, StepRecord
 from core.models import Evidence, KnowledgeCard
 from core.report.answer_markup import one_line
 from core.report.labels import clip, item_label, page_label, score_label
-from core.report.safe_text import escape_html
+from core.safe_text import escape_html
 
 Node = dict[str, Any]
 Edge = dict[str, Any]

@@ -233,13 +233,14 @@ def find_quoted(text: str) -> list[str]:
 # --- Items and intent -----------------------------------------------------------------------
 
 
+def explicit_items(text: str) -> list[str]:
+    """Items the text names ("Item 7", "item 1a"), as 'Item 7' / 'Item 1A', in order, deduplicated."""
+    return list(dict.fromkeys(f"Item {m.group(1).upper()}" for m in _ITEM_REF.finditer(text)))
+
+
 def find_item_hints(text: str) -> list[str]:
     """Items the query points to: explicit references first, then topic words (most matches first)."""
-    hints: list[str] = []
-    for m in _ITEM_REF.finditer(text):
-        item = f"Item {m.group(1).upper()}"
-        if item in ITEM_TITLES and item not in hints:
-            hints.append(item)
+    hints = [item for item in explicit_items(text) if item in ITEM_TITLES]
     counts: dict[str, int] = {}
     for order, (rx, item) in enumerate(ITEM_TOPICS):
         n = len(rx.findall(text))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from core.models import QueryAnalysis, StrategyDecision
+from core.retrieval.analysis import explicit_items
 
-_ITEM_REFERENCE = re.compile(r"\bitem\s+\d{1,2}[a-c]?\b", re.IGNORECASE)
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9&]{1,5}\b")
 # Upper-case tokens that are periods or units rather than terms to match.
 _NOT_A_TERM = re.compile(r"FY\d*|Q[1-4]|USD|EUR|GBP|US|U\.S|YOY|TTM")
@@ -24,7 +24,7 @@ def _keyword_signals(analysis: QueryAnalysis) -> list[str]:
         signals.append("quoted terms (" + ", ".join(f'"{t}"' for t in analysis.quoted_terms[:3]) + ")")
     if analysis.numbers:
         signals.append("specific numbers (" + ", ".join(analysis.numbers[:3]) + ")")
-    if _ITEM_REFERENCE.search(analysis.original):
+    if explicit_items(analysis.original):
         signals.append("an explicit Item reference")
     acronyms = [a for a in _ACRONYM.findall(analysis.core_query) if not _NOT_A_TERM.fullmatch(a)]
     if acronyms:

@@ -14,12 +14,13 @@ from core.agents.contracts import (
 from core.agents.distiller import offline_distil
 from core.agents.policy import offline_decide
 from core.agents.reflector import offline_reflect
-from core.agents.report_assembly import assemble_report, best_quote, escape_markdown
+from core.agents.report_assembly import assemble_report, best_quote
 from core.agents.rewriter import offline_rewrite
 from core.agents.writer import offline_write
 from core.config import Settings
 from core.models import Evidence, KnowledgeCard
 from core.report.citations import validate_answer
+from core.safe_text import escape_markdown
 
 DEPS = AgentDeps(settings=Settings())
 

@@ -11,7 +11,7 @@ from core.graph.records import StepRecord
 from core.index.tokenizer import STOPWORDS
 from core.models import ITEM_TITLES, Evidence, KnowledgeCard
 from core.report.labels import safe_url
-from core.report.safe_text import escape_html, escape_markdown
+from core.safe_text import escape_html, escape_markdown
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&.%$'-]*[A-Za-z0-9%]|[A-Za-z0-9]")
 

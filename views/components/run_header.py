@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.graph.records import RunRecord
 from core.models import Fallback
-from core.report.safe_text import escape_markdown
+from core.safe_text import escape_markdown
 from views.components.display import engine_label, status_badge
 
 

@@ -10,7 +10,7 @@ import streamlit as st
 
 from core.graph.records import RunRecord
 from core.models import Filing, Plan
-from core.report.safe_text import escape_markdown
+from core.safe_text import escape_markdown
 from views.components.answer_view import show_sections
 from views.components.display import page_link
 from views.components.plan_editor import plan_changed, plan_editor, rows_to_plan
