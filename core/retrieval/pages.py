@@ -118,6 +118,8 @@ class PageReader:
         with that passage, so that its rows get their years."""
         with self._lock:
             index = self._statements.get(filing_id)
+        if index is not None and self.catalog.derived(filing_id, _STATEMENT_PAGES_KEY) is None:
+            index = None  # re-indexed (or deleted) since: its saved statement pages went with its rows
         if index is None:
             index = {
                 k: [p for p in (self._statement_page(filing_id, n, lead) for n, lead in pages) if p]

@@ -73,7 +73,7 @@ def app_server(tmp_path_factory):
     else:
         proc.kill()
         pytest.fail(f"streamlit did not start; log: {(data_dir / 'server.log').read_text()[-2000:]}")
-    yield {"url": url, "data_dir": data_dir}
+    yield {"url": url, "data_dir": data_dir, "pid": proc.pid}
     proc.terminate()
     try:
         proc.wait(timeout=15)

@@ -93,3 +93,21 @@ def test_statement_page_rank_is_a_first_stage_rank_for_the_prior() -> None:
     statement = ScoredChunk(chunk=page, score=0.0, scores=StageScores(statement_rank=1))
     unranked = ScoredChunk(chunk=notes, score=0.0)
     assert _prior([found, statement, unranked]) == [0.5, 1.0, 0.0]
+
+
+def test_statement_pages_are_found_again_after_the_filing_is_rewritten(store) -> None:
+    """A re-index rewrites a filing's catalog rows (and drops its saved statement pages): a reader that had
+    them in memory reads the new passages, not the ones it remembered."""
+    from core.retrieval.pages import PageReader
+
+    reader = PageReader(store.catalog)
+    (page,) = reader.statement_pages("acme", "cash_flow")[:1]
+    assert "702" in page.text
+    chunks = _chunks(
+        "acme", "Acme Corp", [*PAGES[:3], ("Item 8", CASH_FLOW_PAGE.replace("702", "703")), PAGES[4]]
+    )
+    with store.catalog.transaction() as conn:
+        store.catalog.delete_filing_rows(conn, "acme")
+        store.catalog.insert_filing(conn, _filing("acme", "Acme Corp", chunks), chunks)
+    (page,) = reader.statement_pages("acme", "cash_flow")[:1]
+    assert "703" in page.text and "702" not in page.text
