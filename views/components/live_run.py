@@ -11,7 +11,9 @@ from views.components.display import NODE_LABELS
 from views.components.run_progress import RunProgress
 
 #: How often the live panel redraws, in seconds.
-REFRESH_S = 1.0
+REFRESH_S = 1.5
+#: The panel lists this many of the latest events (a long run has hundreds; each redraw replays them).
+SHOWN_EVENTS = 12
 
 
 def live_progress(bench: Any, run_id: str) -> None:
@@ -32,7 +34,10 @@ def live_progress(bench: Any, run_id: str) -> None:
             where = f"Step {last.step_index + 1} · " if last and last.step_index is not None else ""
             label = f"{where}{NODE_LABELS[last.node]}…" if last and last.node else live.label
         progress = RunProgress(label, total_steps=live.total_steps)
-        for event in events:
+        hidden = max(0, len(events) - SHOWN_EVENTS)
+        if hidden:
+            progress.lines.caption(f"… {hidden} earlier event(s)")
+        for event in events[hidden:]:
             progress(event)
         left, right = st.columns([4, 1], vertical_alignment="center")
         with left:
