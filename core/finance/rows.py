@@ -279,18 +279,38 @@ def _cell_year(cell: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _is_separator(cells: list[str]) -> bool:
+    return all(re.fullmatch(r":?-{2,}:?", c) or not c for c in cells)
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
 def _markdown_rows(text: str) -> list[FigureRow]:
     rows: list[FigureRow] = []
     header_years: list[int | None] = []
     pos = 0
-    for line in text.splitlines(keepends=True):
+    lines = text.splitlines(keepends=True)
+    for index, line in enumerate(lines):
         start, pos = pos, pos + len(line)
         stripped = line.strip()
         if not stripped.startswith("|"):
             header_years = []
             continue
-        cells = [c.strip() for c in stripped.strip("|").split("|")]
-        if all(re.fullmatch(r":?-{2,}:?", c) or not c for c in cells):
+        cells = _cells(stripped)
+        if _is_separator(cells):
+            continue
+        following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+        periods = [cell for cell in cells[1:] if cell]
+        if (
+            following.startswith("|")
+            and _is_separator(_cells(following))
+            and periods
+            and all(_cell_year(cell) is not None for cell in periods)
+        ):
+            # The header row above the |---| line names periods, even as bare years ("2018 | 2017").
+            header_years = [_cell_year(cell) for cell in cells]
             continue
         numeric = [
             k for k, c in enumerate(cells) if k > 0 and _NUM_TOKEN.match(c.replace("$", "").replace(" ", ""))

@@ -86,7 +86,7 @@ _MIN_STATEMENT_ROWS = 5
 _LEAD_WINDOW = 600
 #: Name under which a filing's statement pages are kept in the catalog (bump the version when the rule
 #: that finds them changes, so that they are found again).
-_STATEMENT_PAGES_KEY = "statement_pages.v2"
+_STATEMENT_PAGES_KEY = "statement_pages.v3"
 _INDEX_RE = re.compile(r"\bindex to\b|table of contents\s*\n.*\bpage\b", re.I)
 
 

@@ -123,3 +123,18 @@ def test_column_headers_and_fiscal_years():
 )
 def test_statement_kind(title, kind):
     assert statement_kind(title) == kind
+
+
+def test_a_markdown_header_of_bare_years_ties_each_value_to_its_year() -> None:
+    """PDF statements read as tables head their columns with bare years; those are periods, not a row."""
+    text = (
+        "Consolidated Statement of Cash Flows\n"
+        "| (Millions) | 2018 | 2017 | 2016 |\n"
+        "|---|---|---|---|\n"
+        "| Depreciation and amortization | 1,488 | 1,544 | 1,474 |\n"
+    )
+    (row,) = read_rows(text)
+    assert row.label == "Depreciation and amortization"
+    assert row.years == (2018, 2017, 2016)
+    assert [v.value for v in row.values] == [1488, 1544, 1474]
+    assert row.scale == 1e6 and row.statement == "cash_flow"
