@@ -50,8 +50,10 @@ def keep_filter_first(ranked: list[ScoredChunk], top_n: int) -> list[ScoredChunk
 
 #: A page is scored from its passages in the reranked pool: the reciprocal rank of its best passage plus
 #: this share of its second best's. A page that two passages of the pool match (a statement's rows and its
-#: title, a note's table and its text) outranks a page that one passage matches about as well.
-PAGE_SUPPORT = 0.0
+#: title, a note's table and its text) outranks a page that one passage matches about as well. FinanceBench,
+#: 55 filings, auto top-5 per filing / pooled: 0 -> 75.5 / 73.4%, 0.25 -> 77.7 / 75.5%, 0.5 -> 78.7 / 77.7%
+#: (no question lost at either step).
+PAGE_SUPPORT = 0.5
 #: Reciprocal-rank constant of the page score: ranks are used, not raw scores, so the page score means the
 #: same for the cross-encoder's logits and the local scorer's [0, 1] scores.
 PAGE_RANK_K = 10
