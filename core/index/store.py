@@ -49,7 +49,7 @@ class IndexStore:
 
     def delete_filing(self, filing_id: str) -> bool:
         """Remove a filing from every store and its stored original; False if it was not there."""
-        with self.write_lock:
+        with self.write_lock, self.writing(filing_id):
             if self.catalog.get_filing(filing_id) is None:
                 return False
             self.vectors.delete_filing(filing_id)
@@ -90,17 +90,22 @@ class IndexStore:
         """Make the vectors, the BM25 index and the stored originals agree with the catalog, the truth,
         after a process was killed mid-write; returns what was done, in sentences (empty: all agreed).
 
-        Passages of an ingestion that never reached the catalog are removed; a catalogued filing whose
-        write was interrupted (a re-index) or whose vectors or postings do not match its passages gets
-        them rebuilt from the catalog; an original with no catalog entry is removed (once it is older
-        than `settle_s` unless its write was interrupted: younger ones may belong to an ingestion under
-        way in another process).
+        Only when a write was interrupted (its mark is left, see `writing`) are the stores compared:
+        passages of an ingestion that never reached the catalog are removed; a catalogued filing whose
+        write was interrupted (a re-index, a delete) or whose vectors or postings do not match its
+        passages gets them rebuilt from the catalog. Always: an original with no catalog entry is removed
+        once it is older than `settle_s` (a younger one may belong to an ingestion under way in another
+        process), or at once when its write was interrupted.
         """
         notes: list[str] = []
         with self.write_lock:
             pending_dir = self.settings.data_dir / PENDING_WRITES_DIR
             pending = {p.name for p in pending_dir.iterdir()} if pending_dir.is_dir() else set()
             catalogued = {f.filing_id: f for f in self.catalog.list_filings()}
+            if not pending:
+                # Every write of a filing leaves a mark until it is done: without one, the stores agree,
+                # and the costly comparison (every vector's metadata) is skipped.
+                return self._remove_orphan_uploads(set(catalogued), settle_s)
             in_vectors = self.vectors.ids_by_filing()
             in_keywords = self.keywords.ids_by_filing()
             for filing_id in sorted((set(in_vectors) | set(in_keywords) | pending) - set(catalogued)):
@@ -124,12 +129,17 @@ class IndexStore:
                     notes.append(
                         f"Rebuilt the search index of {filing.label}: an earlier write did not finish."
                     )
-            now = time.time()
-            uploads = self.settings.uploads_dir
-            for path in sorted(uploads.glob("*")) if uploads.is_dir() else []:
-                if path.is_file() and path.stem not in catalogued and now - path.stat().st_mtime > settle_s:
-                    path.unlink(missing_ok=True)
-                    notes.append("Removed the stored copy of a file whose ingestion did not finish.")
+            notes += self._remove_orphan_uploads(set(catalogued), settle_s)
             for name in pending:
                 (pending_dir / name).unlink(missing_ok=True)
+        return notes
+
+    def _remove_orphan_uploads(self, catalogued: set[str], settle_s: float) -> list[str]:
+        notes: list[str] = []
+        now = time.time()
+        uploads = self.settings.uploads_dir
+        for path in sorted(uploads.glob("*")) if uploads.is_dir() else []:
+            if path.is_file() and path.stem not in catalogued and now - path.stat().st_mtime > settle_s:
+                path.unlink(missing_ok=True)
+                notes.append("Removed the stored copy of a file whose ingestion did not finish.")
         return notes

@@ -105,10 +105,13 @@ class VectorStore:
 
     def ids_by_filing(self) -> dict[str, set[str]]:
         """filing_id -> its chunk ids, read from the stored metadata (a consistency check's view)."""
-        got = self._collection.get(include=["metadatas"])
         out: dict[str, set[str]] = {}
-        for chunk_id, meta in zip(got["ids"], got["metadatas"], strict=True):
-            out.setdefault(str((meta or {}).get("filing_id", "")), set()).add(chunk_id)
+        # Read in pages: one get() of a large collection exceeds SQLite's limit on query variables.
+        page = 5000
+        for offset in range(0, self._collection.count(), page):
+            got = self._collection.get(include=["metadatas"], limit=page, offset=offset)
+            for chunk_id, meta in zip(got["ids"], got["metadatas"], strict=True):
+                out.setdefault(str((meta or {}).get("filing_id", "")), set()).add(chunk_id)
         return out
 
     def count(self, filing_ids: list[str] | None = None, section: str | None = None) -> int:
