@@ -122,6 +122,7 @@ class StepDigest(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list)
     evidence_note: str | None = None
     note: ResearchNote | None = None
+    route_note: str | None = None  # which filings the search was narrowed to, and why
 
 
 class WriterInput(BaseModel):

@@ -25,14 +25,19 @@ def describe_search(step: StepDigest, filings: str) -> str:
         return f"No calculation was possible: {step.evidence_note or 'the figures were not found'}."
     where = step.document_section or "all Items"
     strategy = f"{step.strategy} retrieval" if step.strategy else "retrieval"
-    return (
-        f"No supporting passage found. Searched: query “{step.query}” in {where} of {filings}, "
+    scope = "" if step.route_note else f" of {filings}"
+    searched = (
+        f"No supporting passage found. Searched: query “{step.query}” in {where}{scope}, "
         f"{strategy}, {step.candidates} candidate passage(s)."
     )
+    return f"{searched} {step.route_note}" if step.route_note else searched
 
 
 def _filings_label(inputs: WriterInput) -> str:
-    return ", ".join(f.label for f in inputs.filings) or "the selected filings"
+    """The filings the answer draws on: those of the passages found, else every selected one."""
+    found = {ev.filing_id for ev in inputs.pool if ev.kind == "filing" and ev.filing_id}
+    used = [f for f in inputs.filings if f.filing_id in found] or inputs.filings
+    return ", ".join(f.label for f in used) or "the selected filings"
 
 
 #: Narrative passages stated in the answer before the evidence by step.
@@ -105,14 +110,14 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
     filings = _filings_label(inputs)
     sections: list[ReportSection] = []
     conflicts: list[DraftClaim] = []
-    seen_claims: set[str] = set()
+    seen_claims: dict[str, int] = {}  # claim -> the step (1-based) that states it
     answered = 0
     for step in inputs.steps:
         claims = []
         for card in step.cards:
             if card.claim in seen_claims or not card.evidence_ids:
                 continue
-            seen_claims.add(card.claim)
+            seen_claims[card.claim] = step.index + 1
             claims.append(DraftClaim(text=card.claim, evidence_ids=card.evidence_ids[:2]))
             if card.contradiction and card.contradicting_evidence_ids:
                 conflicts.append(
@@ -123,8 +128,19 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
                 )
             if len(claims) >= MAX_CLAIMS_PER_STEP:
                 break
-        answered += bool(claims)
+        stated_before = sorted(
+            {
+                seen_claims[c.claim]
+                for c in step.cards
+                if seen_claims.get(c.claim, step.index + 1) <= step.index
+            }
+        )
+        answered += bool(claims or stated_before)
         gap = None if claims else describe_search(step, filings)
+        if not claims and stated_before:
+            # The step found passages, but every one is already stated under an earlier step.
+            where = ", ".join(map(str, stated_before))
+            gap = f"What this step found is already stated above (step {where})."
         if claims and step.note and step.note.open_questions:
             # Say what the passages did not cover rather than let the cited ones imply it.
             gap = "Open: " + "; ".join(step.note.open_questions)

@@ -164,6 +164,7 @@ def _digests(state: ResearchState) -> list[StepDigest]:
             evidence=s.evidence,
             evidence_note=s.evidence_note,
             note=s.note,
+            route_note=s.route_note,
         )
         for s in load_steps(state)
     ]

@@ -265,3 +265,23 @@ def test_list_questions_prefer_sentences_naming_things() -> None:
         DistilInput(sub_question="Which competitors are listed?", evidence=[_ev("S1-E1", text)]), DEPS
     )
     assert "Kestrel" in out.cards[0].claim
+
+
+def test_a_step_whose_findings_are_already_stated_says_so_instead_of_finding_nothing() -> None:
+    risk = _ev("S1-E1", RISK_TEXT)
+    card = KnowledgeCard(
+        claim="Competitors may introduce lower-priced products that could reduce our gross margin.",
+        evidence_ids=["S1-E1"],
+        confidence=0.8,
+    )
+    steps = [
+        StepDigest(
+            index=i, sub_question=q, tool="search_10k", query=q, candidates=10, cards=[card], evidence=[risk]
+        )
+        for i, q in enumerate(["What risks does Acme list?", "What competition risks does Acme face?"])
+    ]
+    draft = offline_write(WriterInput(question="q", steps=steps), DEPS)
+    second = draft.sections[1]
+    assert not second.claims
+    assert second.gap == "What this step found is already stated above (step 1)."
+    assert "step(s) found no supporting evidence" not in draft.summary
