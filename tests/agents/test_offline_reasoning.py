@@ -178,13 +178,18 @@ def test_policy_finishes_on_plan_end_budget_and_diminishing_returns() -> None:
     assert going.action == "continue"
 
 
-def test_writer_cites_every_claim_and_says_what_was_searched() -> None:
-    risk = _ev("S1-E1", RISK_TEXT)
-    card = KnowledgeCard(
+def _risk_card() -> KnowledgeCard:
+    """A card stating RISK_TEXT's competition risk, citing evidence S1-E1."""
+    return KnowledgeCard(
         claim="Competitors may introduce lower-priced products that could reduce our gross margin.",
         evidence_ids=["S1-E1"],
         confidence=0.8,
     )
+
+
+def test_writer_cites_every_claim_and_says_what_was_searched() -> None:
+    risk = _ev("S1-E1", RISK_TEXT)
+    card = _risk_card()
     steps = [
         StepDigest(
             index=0,
@@ -269,11 +274,7 @@ def test_list_questions_prefer_sentences_naming_things() -> None:
 
 def test_a_step_whose_findings_are_already_stated_says_so_instead_of_finding_nothing() -> None:
     risk = _ev("S1-E1", RISK_TEXT)
-    card = KnowledgeCard(
-        claim="Competitors may introduce lower-priced products that could reduce our gross margin.",
-        evidence_ids=["S1-E1"],
-        confidence=0.8,
-    )
+    card = _risk_card()
     steps = [
         StepDigest(
             index=i, sub_question=q, tool="search_10k", query=q, candidates=10, cards=[card], evidence=[risk]
