@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.safe_text import escape_markdown
 from views.components.display import NODE_LABELS
-from views.components.run_progress import RunProgress
+from views.components.run_progress import RunProgress, step_prefix
 
 #: How often the live panel redraws, in seconds.
 REFRESH_S = 1.5
@@ -31,8 +31,7 @@ def live_progress(bench: Any, run_id: str) -> None:
         else:
             started = [e for e in events if e.kind == "node_started" and e.node in NODE_LABELS]
             last = started[-1] if started else None
-            where = f"Step {last.step_index + 1} · " if last and last.step_index is not None else ""
-            label = f"{where}{NODE_LABELS[last.node]}…" if last and last.node else live.label
+            label = f"{step_prefix(last)}{NODE_LABELS[last.node]}…" if last and last.node else live.label
         progress = RunProgress(label, total_steps=live.total_steps)
         hidden = max(0, len(events) - SHOWN_EVENTS)
         if hidden:

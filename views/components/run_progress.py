@@ -20,6 +20,11 @@ _LOGGED_NODES = {
 }
 
 
+def step_prefix(event: RunEvent) -> str:
+    """'Step 2 · ' for an event of a step, '' for one of the run."""
+    return f"Step {event.step_index + 1} · " if event.step_index is not None else ""
+
+
 class RunProgress:
     """An `on_event` callback drawing into an `st.status` box: current node, per-step progress, messages."""
 
@@ -31,9 +36,6 @@ class RunProgress:
             self.bar = st.progress(0.0, text="Starting…")
             self.lines = st.container()
         self.failed = False
-
-    def _where(self, event: RunEvent) -> str:
-        return f"Step {event.step_index + 1} · " if event.step_index is not None else ""
 
     def _fraction(self, event: RunEvent) -> float | None:
         if event.kind == "run_finished" or event.node == "write_report":
@@ -47,7 +49,7 @@ class RunProgress:
 
     def __call__(self, event: RunEvent) -> None:
         """Render one event as it arrives (the service calls this synchronously)."""
-        where = self._where(event)
+        where = step_prefix(event)
         label = NODE_LABELS.get(event.node or "", event.node or "")
         message = escape_markdown(event.message)
         if event.kind == "node_started" and label:
