@@ -20,8 +20,9 @@ _REPORT_DATE_RE = re.compile(
 )
 _REGISTRANT_RE = re.compile(r"\(?\s*Exact\s+name\s+of\s+(?:the\s+)?registrant", re.IGNORECASE)
 _NOT_A_NAME = re.compile(
-    r"commission\s+file|file\s+number|^\(?\s*(?:mark\s+one|form\s|or\b|for\s+the|transition|annual|quarterly)"
-    r"|securities\s+and\s+exchange|washington|^\d|^\("
+    r"commission\s+file|file\s+number"
+    r"|^\(?\s*(?:\S\s+)?(?:mark\s+one|form\s|or\b|for\s+the|transition|annual|quarterly)"  # after a check box
+    r"|securities\s+and\s+exchange|washington|^\d+(?:[\s,.-]|$)|^\(|title\s+of\s+each|trading\s+symbol"
     r"|employer|identification|i\.r\.s|address|telephone|plaza|street|avenue|suite|boulevard|incorporation|zip",
     re.IGNORECASE,
 )

@@ -37,7 +37,8 @@ def filing_id_for(data: bytes) -> str:
 #: How passages are indexed; a filing indexed by an older version can be re-indexed from its stored original.
 #: 1: passage text only. 2: each passage indexed with its context line (filing, Item, page heading).
 #: 3: tables on PDF pages read as Markdown rows (caption and period header repeated in every part).
-INDEX_VERSION = 3
+#: 4: PDF text read by PDFium, tables laid out from its character boxes.
+INDEX_VERSION = 4
 
 
 class _Progress:

@@ -40,7 +40,7 @@ def load_real(*parts: str) -> tuple[ParsedFiling, list[Section]]:
 
 
 def prefetch_real(folder: tuple[str, ...], names: list[str]) -> None:
-    """Parse many filings at once on every core (pypdf is pure Python and single-threaded)."""
+    """Parse many filings at once on every core."""
     todo = [name for name in names if (*folder, name) not in _CACHE]
     if not todo:
         return

@@ -12,13 +12,13 @@ from core.ingest.chunker import chunk_sections
 from tests.conftest import SHARED_DATA, shared_file
 from tests.ingest.conftest import load_real, prefetch_real, word_count
 
-# pypdf reads the ~9,000 pages of these 55 filings in about 10 minutes of CPU; they are parsed on every core.
+# The ~9,000 pages of these 55 filings are parsed once per session, on every core.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 PDFS = SHARED_DATA / "financebench" / "pdfs"
 # Measured on the 55 FinanceBench 10-K PDFs present: 54 of 55 have Item 1A and Item 7 with text (CVS 2018 keeps
 # its MD&A in an exhibit), and 122 of 128 gold evidence pages (95.3%) hold the evidence in their chunks; the
-# misses are pages whose pypdf text itself matches the evidence below 0.8.
+# misses are pages whose extracted text itself matches the evidence below 0.8.
 MIN_SECTION_RATE = 0.90
 MIN_PAGE_MATCH_RATE = 0.90
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from core.ingest.loaders.pdf_tables import layout_page_blocks, looks_tabular
+from core.ingest.loaders.pdf_tables import layout_page_blocks, looks_tabular, may_be_tabular
 from core.ingest.tables import TABLE_PART_CHARS
 
 PAD = " " * 40
 
 
 def _row(label: str, *values: str, width: int = 60) -> str:
-    """A laid-out row: the label, then right-aligned values 14 characters apart, as pypdf's layout mode."""
+    """A laid-out row: the label, then right-aligned values 14 characters apart, as pdf_layout lays a page out."""
     return label.ljust(width) + "".join(v.rjust(14) for v in values)
 
 
@@ -106,8 +106,13 @@ def test_prose_with_a_few_numbers_is_not_a_table() -> None:
     assert not _tables(layout_page_blocks(prose, 1))
 
 
-def test_tabular_pages_are_recognised_in_both_plain_layouts() -> None:
-    one_cell_per_line = "\n".join(["Net income", "$", "5,363", "$", "4,869"] * 6)
-    row_per_line = "\n".join(f"Cost of sales {i} 111,934  139,156  165,536" for i in range(15))
-    assert looks_tabular(one_cell_per_line)
-    assert looks_tabular(row_per_line)
+def test_a_page_is_laid_out_when_lines_end_in_numbers_and_read_as_tables_when_rows_are_columns() -> None:
+    plain_rows = "\n".join(f"Cost of sales {i} $ 111,934 $ 139,156" for i in range(6))
+    plain_prose = "\n".join(["Revenue grew in 2018, mostly in the second half.", "It rose to $5,363 million."] * 6)
+    assert may_be_tabular(plain_rows)
+    assert not may_be_tabular(plain_prose)  # numbers inside sentences do not end their lines
+    laid_out = "\n".join(_row(f"Segment {i} sales", "1,234", "(56)") for i in range(6))
+    assert looks_tabular(laid_out)
+    assert not looks_tabular(STATEMENT)  # four rows: too few to be worth reading as a table
+    # The same lines with single spaces (no columns) are prose, however many numbers they hold.
+    assert not looks_tabular("\n".join(" ".join(line.split()) + " in total." for line in laid_out.splitlines()))

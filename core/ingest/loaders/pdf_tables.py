@@ -1,10 +1,9 @@
-"""Tables on PDF pages as rows: a page laid out as text (pypdf's layout mode) becomes Markdown tables.
+"""Tables on PDF pages as rows: a page laid out as text (pdf_layout.py) becomes Markdown tables.
 
-pypdf's plain extraction puts every cell of a financial statement on its own line, so a statement reads as a
-stream of labels and numbers whose rows and periods are lost. Its layout mode keeps each printed line
-together, with runs of spaces where the columns are. A page whose plain text is mostly number lines is read
-again in layout mode, and each run of its lines that holds numbers in columns becomes a table: the label,
-then one cell per column, with the column headers (periods) above. Tables are emitted the way the HTML
+A PDF's plain text loses the columns of a financial statement: which number sits under which period. The
+laid-out text keeps each printed line together, with runs of spaces where the columns are and every value
+ending where it ends on the page. Each run of its lines that holds numbers in columns becomes a table: the
+label, then one cell per column, with the column headers (periods) above. Tables are emitted the way the HTML
 loader emits them (Markdown, split by rows with the caption and header repeated in every part), so every
 chunk of a statement carries its title and periods, and the figure readers see one row per line item.
 
@@ -22,11 +21,10 @@ from core.ingest.loaders.txt import normalise_line, paragraph_blocks
 from core.ingest.sections import is_page_number, match_item_heading
 from core.ingest.tables import TABLE_PART_CHARS, is_numeric, markdown_parts
 
-#: A page is read again in layout mode when its plain text has at least this many lines that are a
-#: number alone or mostly numbers ...
-MIN_NUMBER_LINES = 12
-#: ... and they are at least this share of its non-blank lines.
-MIN_NUMBER_LINE_SHARE = 0.3
+#: A page is laid out when its plain text has at least this many lines ending in a number, and it is read
+#: as tables when at least this many of its laid-out lines are rows (a label, then values in columns): a table
+#: in the middle of prose counts as much as a whole statement.
+MIN_TABLE_PAGE_ROWS = 5
 #: A run of lines is a table when it has at least this many rows with numbers.
 MIN_TABLE_ROWS = 3
 #: More value columns than this is not a table read reliably from spacing.
@@ -63,20 +61,19 @@ class _Line:
         return " ".join(c.text for c in self.cells)
 
 
-def _is_number_line(line: str) -> bool:
-    """A line that is a number alone, or mostly numbers (a row of a table, however it is wrapped)."""
-    if is_numeric(line):
-        return True
-    tokens = line.split()
-    numbers = sum(1 for token in tokens if is_numeric(token))
-    return numbers >= 2 and numbers * 3 >= len(tokens)
+def may_be_tabular(plain_text: str) -> bool:
+    """A cheap first test on a page's plain text: enough lines end in a number to be worth laying out."""
+    ending_in_numbers = 0
+    for line in plain_text.splitlines():
+        tokens = line.split()
+        ending_in_numbers += bool(tokens) and is_numeric(tokens[-1])
+    return ending_in_numbers >= MIN_TABLE_PAGE_ROWS
 
 
-def looks_tabular(plain_text: str) -> bool:
-    """True for a page whose plain text is mostly number lines: a statement or another table of figures."""
-    lines = [line.strip() for line in plain_text.splitlines() if line.strip()]
-    numbers = sum(1 for line in lines if _is_number_line(line))
-    return numbers >= MIN_NUMBER_LINES and numbers >= MIN_NUMBER_LINE_SHARE * len(lines)
+def looks_tabular(layout_text: str) -> bool:
+    """True for a laid-out page that holds a table of figures (a statement, or a table within prose)."""
+    rows = sum(1 for line in layout_text.splitlines() if _classify(line).kind == "row")
+    return rows >= MIN_TABLE_PAGE_ROWS
 
 
 def _cells(line: str) -> list[_Cell]:
