@@ -108,11 +108,15 @@ def test_prose_with_a_few_numbers_is_not_a_table() -> None:
 
 def test_a_page_is_laid_out_when_lines_end_in_numbers_and_read_as_tables_when_rows_are_columns() -> None:
     plain_rows = "\n".join(f"Cost of sales {i} $ 111,934 $ 139,156" for i in range(6))
-    plain_prose = "\n".join(["Revenue grew in 2018, mostly in the second half.", "It rose to $5,363 million."] * 6)
+    plain_prose = "\n".join(
+        ["Revenue grew in 2018, mostly in the second half.", "It rose to $5,363 million."] * 6
+    )
     assert may_be_tabular(plain_rows)
     assert not may_be_tabular(plain_prose)  # numbers inside sentences do not end their lines
     laid_out = "\n".join(_row(f"Segment {i} sales", "1,234", "(56)") for i in range(6))
     assert looks_tabular(laid_out)
     assert not looks_tabular(STATEMENT)  # four rows: too few to be worth reading as a table
     # The same lines with single spaces (no columns) are prose, however many numbers they hold.
-    assert not looks_tabular("\n".join(" ".join(line.split()) + " in total." for line in laid_out.splitlines()))
+    assert not looks_tabular(
+        "\n".join(" ".join(line.split()) + " in total." for line in laid_out.splitlines())
+    )

@@ -34,8 +34,6 @@ PDFIUM_LOCK = threading.Lock()
 #: text beside it, so it becomes a line break.
 _RULE = re.compile(r"_{3,}")
 
-_PASSWORD_MESSAGE = "This PDF is protected by a password; remove the protection and upload it again."
-
 
 @dataclass(slots=True)
 class PdfPages:
@@ -58,7 +56,10 @@ def _open(data: bytes):
     except pypdfium2.PdfiumError as exc:
         code = getattr(exc, "err_code", None)
         if code == pdfium_c.FPDF_ERR_PASSWORD:
-            raise IngestError(_PASSWORD_MESSAGE, stage="parse") from exc
+            raise IngestError(
+                "This PDF is protected by a password; remove the protection and upload it again.",
+                stage="parse",
+            ) from exc
         if code == pdfium_c.FPDF_ERR_SECURITY:
             raise IngestError(
                 "This PDF uses an encryption scheme that cannot be opened; print it to a new PDF and upload that.",
@@ -100,7 +101,9 @@ def extract_pdf_pages(data: bytes) -> PdfPages:
                     text, layout = _read_page(document, index)
                 except Exception as exc:  # noqa: BLE001 - one bad page must not lose the whole filing
                     log.warning("PDFium could not read page %d: %s", index + 1, exc)
-                    warnings.append(f"page {index + 1} could not be read ({type(exc).__name__}); it is left empty")
+                    warnings.append(
+                        f"page {index + 1} could not be read ({type(exc).__name__}); it is left empty"
+                    )
                     text, layout = "", None
                 texts.append(text)
                 layouts.append(layout)
