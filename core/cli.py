@@ -1,4 +1,8 @@
-"""Headless command line: python -m core.cli COMMAND ... --data-dir DIR."""
+"""Headless command line: python -m core.cli COMMAND ... --data-dir DIR.
+
+Every command goes through the service (core.service.Workbench). Results are JSON on stdout (the `eval`
+table is Markdown); progress lines go to stderr, and `--quiet` silences them.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from core.config import load_settings
-from core.graph.cli_commands import add_research_commands
-from core.models import Chunk, IngestResult
+from core.graph.records import RunRecord
+from core.models import Chunk, IngestProgress, IngestResult, Plan, RunEvent
 from core.service import Workbench
 
 
@@ -20,8 +24,34 @@ def _workbench(args: argparse.Namespace) -> Workbench:
     return Workbench(load_settings(data_dir=args.data_dir))
 
 
-def _print_json(obj: object) -> None:
-    print(json.dumps(obj, ensure_ascii=False, default=str))
+def _print_json(obj: object, indent: int | None = None) -> None:
+    print(json.dumps(obj, ensure_ascii=False, default=str, indent=indent))
+
+
+def _say(args: argparse.Namespace, line: str) -> None:
+    """One progress line on stderr (stdout stays JSON), unless --quiet."""
+    if not args.quiet:
+        print(line[:300], file=sys.stderr, flush=True)
+
+
+#: Embedding progress is reported at these fractions of a filing's passages.
+_EMBED_MARKS = (0.25, 0.5, 0.75)
+
+
+def _ingest_progress(args: argparse.Namespace) -> Callable[[IngestProgress], None]:
+    """Progress lines for ingestion: each stage as it begins, embedding at every quarter."""
+    seen: set[tuple[str, str, float]] = set()
+
+    def show(p: IngestProgress) -> None:
+        if p.stage == "error":
+            return  # the command prints the reason itself
+        mark = max((m for m in _EMBED_MARKS if p.stage == "embed" and p.fraction >= m), default=0.0)
+        key = (p.filename, p.stage, mark if p.stage == "embed" else 0.0)
+        if key not in seen:
+            seen.add(key)
+            _say(args, f"[{p.stage}] {p.filename}" + (f": {p.message}" if p.message else ""))
+
+    return show
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -29,7 +59,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     bench = _workbench(args)
     failed = False
     for path in args.paths:
-        result = bench.ingest_paths([Path(path)])[0]
+        result = bench.ingest_paths([Path(path)], _ingest_progress(args))[0]
         if not result.ok:
             failed = True
             print(f"{path}: {result.error}", file=sys.stderr)
@@ -61,7 +91,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     ids = args.filing or [f.filing_id for f in (bench.filings() if args.all else bench.outdated_filings())]
     failed = False
     for filing_id in ids:
-        result = bench.reindex([filing_id])[0]
+        result = bench.reindex([filing_id], _ingest_progress(args))[0]
         if not result.ok:
             failed = True
             print(f"{filing_id}: {result.error}", file=sys.stderr)
@@ -172,8 +202,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     bench = _workbench(args)
 
     def progress(p: EvalProgress) -> None:
-        if not args.quiet:
-            print(f"[{p.done}/{p.total}] {p.message}"[:200], file=sys.stderr, flush=True)
+        _say(args, f"[{p.done}/{p.total}] {p.message}")
 
     try:
         if args.resume:
@@ -219,10 +248,91 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- Research runs ----------------------------------------------------------------------------
+
+
+def record_json(record: RunRecord) -> dict[str, Any]:
+    """The public JSON shape of a run: the record without candidate pools, with its citations."""
+    data = record.model_dump(mode="json")
+    for step in data["steps"]:
+        step.pop("pool", None)
+    data["citations"] = [
+        {
+            "number": c.number,
+            "evidence_id": c.evidence_id,
+            "chunk_id": c.chunk_id,
+            "url": c.url,
+            "filing_label": c.filing_label,
+            "section": c.section,
+            "page": c.page,
+            "quote": c.quote,
+        }
+        for c in record.citations
+    ]
+    return data
+
+
+def _run_progress(args: argparse.Namespace) -> Callable[[RunEvent], None]:
+    def show(event: RunEvent) -> None:
+        step = f" step {event.step_index + 1}" if event.step_index is not None else ""
+        node = f" {event.node}" if event.node else ""
+        message = f": {event.message}" if event.message else ""
+        _say(args, f"[{event.kind}]{node}{step}{message}")
+
+    return show
+
+
+def _load_plan(path: str) -> Plan:
+    """A plan from a JSON file: a plan, a run record (its plan) or a paused run (its remaining plan)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if isinstance(data, dict) and "plan" in data and "steps" not in data:
+        data = data["plan"]
+    if isinstance(data, dict) and "remaining_plan" in data and "steps" not in data:
+        data = data["remaining_plan"]
+    return Plan.model_validate(data)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """Start a run; with --auto-approve, approve the plan and run to the end (or the first step pause)."""
+    bench = _workbench(args)
+    filing_ids = list(args.filing or []) or [f.filing_id for f in bench.filings()]
+    if not filing_ids:
+        print("No filings are ingested; run `ingest` first or pass --filing.", file=sys.stderr)
+        return 2
+    on_event = _run_progress(args)
+    record = bench.start_research(
+        args.question,
+        filing_ids,
+        step_mode=args.step_mode,
+        max_steps=args.max_steps,
+        run_id=args.run_id,
+        on_event=on_event,
+    )
+    if args.auto_approve and record.status == "awaiting_plan_review":
+        record = bench.approve_plan(record.run_id, on_event=on_event)
+    _print_json(record_json(record), indent=2)
+    return 1 if record.status == "failed" else 0
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    """Continue a run: approve its plan (optionally edited), continue after a pause, or after a crash."""
+    bench = _workbench(args)
+    record = bench.get_run(args.run_id)
+    plan = _load_plan(args.plan_file) if args.plan_file else None
+    on_event = _run_progress(args)
+    if record.status == "awaiting_plan_review":
+        record = bench.approve_plan(args.run_id, plan, on_event=on_event)
+    elif record.status in ("paused_after_step", "running", "failed", "cancelled"):
+        record = bench.continue_run(args.run_id, plan, on_event=on_event)
+    _print_json(record_json(record), indent=2)
+    return 1 if record.status == "failed" else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand; each takes --data-dir."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--data-dir", type=Path, default=Path("data"), help="data directory (default ./data)")
+    common.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser = argparse.ArgumentParser(prog="python -m core.cli", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -261,8 +371,16 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--resume", default=None, help="continue a stored evaluation by its id")
     evaluate.add_argument("--eval-id", default=None, help="id for a new evaluation (default: random)")
     evaluate.add_argument("--json", default=None, help="also write the summary and every result to this file")
-    evaluate.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    add_research_commands(sub, common)
+    ask = add("ask", cmd_ask, "research a question over ingested filings")
+    ask.add_argument("question")
+    ask.add_argument("--filing", action="append", help="filing id (repeatable; default: all filings)")
+    ask.add_argument("--auto-approve", action="store_true", help="approve the plan without review")
+    ask.add_argument("--max-steps", type=int, default=None)
+    ask.add_argument("--run-id", default=None)
+    ask.add_argument("--step-mode", action="store_true", help="pause after every step")
+    resume = add("resume", cmd_resume, "continue a paused, cancelled or interrupted run")
+    resume.add_argument("run_id")
+    resume.add_argument("--plan-file", default=None, help="JSON plan (or remaining plan) to use")
     return parser
 
 

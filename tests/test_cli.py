@@ -16,6 +16,10 @@ def test_ingest_chunks_filings_delete(tmp_path):
     data_dir = str(tmp_path / "data")
     done = run_cli("ingest", str(SMALL), "--data-dir", data_dir)
     assert done.returncode == 0, done.stderr
+    # stderr holds progress lines only (no model-loading bars); --quiet silences them.
+    progress = done.stderr.splitlines()
+    assert progress and all(line.startswith("[") for line in progress), progress
+    assert any(line.startswith("[embed]") for line in progress)
     record = json.loads(done.stdout.strip().splitlines()[0])
     assert set(record) >= {
         "filing_id",
@@ -59,6 +63,10 @@ def test_ingest_chunks_filings_delete(tmp_path):
             assert chunk["filing_id"] == record["filing_id"] and chunk["scores"]["rerank_rank"] >= 1
             assert chunk["section"] == "Item 1A" or chunk["widened"]
 
+    again = run_cli("reindex", "--all", "--quiet", "--data-dir", data_dir)
+    assert again.returncode == 0 and again.stderr == ""
+    assert json.loads(again.stdout)["filing_id"] == record["filing_id"]
+
     assert run_cli("delete", record["filing_id"], "--data-dir", data_dir).returncode == 0
     assert json.loads(run_cli("filings", "--data-dir", data_dir).stdout) == []
     assert run_cli("delete", record["filing_id"], "--data-dir", data_dir).returncode == 1
@@ -67,7 +75,7 @@ def test_ingest_chunks_filings_delete(tmp_path):
 def test_bad_input_exits_non_zero_with_one_line_reason(tmp_path):
     empty = tmp_path / "empty.pdf"
     empty.write_bytes(b"")
-    done = run_cli("ingest", str(empty), "--data-dir", str(tmp_path / "data"))
+    done = run_cli("ingest", str(empty), "--quiet", "--data-dir", str(tmp_path / "data"))
     assert done.returncode != 0
     assert done.stdout == ""
     reason = done.stderr.strip().splitlines()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from core.graph.cli_commands import main
+from core.cli import main
 from tests.conftest import REPO_ROOT
 
 QUESTION = (
@@ -27,8 +27,8 @@ def test_commands_register_on_the_main_parser() -> None:
 
     args = build_parser().parse_args(["ask", "Why?", "--filing", "f1", "--max-steps", "3", "--data-dir", "d"])
     assert (args.question, args.filing, args.max_steps, str(args.data_dir)) == ("Why?", ["f1"], 3, "d")
-    args = build_parser().parse_args(["resume", "r1", "--plan-file", "p.json", "--data-dir", "d"])
-    assert (args.run_id, args.plan_file) == ("r1", "p.json")
+    args = build_parser().parse_args(["resume", "r1", "--plan-file", "p.json", "--data-dir", "d", "--quiet"])
+    assert (args.run_id, args.plan_file, args.quiet) == ("r1", "p.json", True)
 
 
 @pytest.mark.slow
@@ -52,7 +52,7 @@ def test_ask_stops_at_review_and_resume_applies_the_edited_plan(sample_index, ca
 
 
 def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "core.graph.cli_commands", *args]
+    return [sys.executable, "-m", "core.cli", *args]
 
 
 @pytest.mark.slow
