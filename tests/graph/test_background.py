@@ -119,3 +119,83 @@ def test_a_failed_action_is_said_in_a_sentence(setup) -> None:
     _wait(lambda: not live.active)
     assert live.state == "failed"
     assert live.message == "Continuing was not possible: there is no run nope."
+
+
+# A background run in a process of its own (as in the app): plan, approve, then print every event.
+_APP = """
+import sys, time
+from core.config import load_settings
+from core.service import Workbench
+
+data_dir, filing_id, question = sys.argv[1:4]
+bench = Workbench(load_settings(data_dir=data_dir))
+run_id = bench.start_research_in_background(question, [filing_id])
+while bench.live_run(run_id).active:
+    time.sleep(0.05)
+plan = bench.get_run(run_id).plan
+live = bench.run_in_background(run_id, "Researching", len(plan.steps), bench.approve_plan, run_id)
+print("run", run_id, flush=True)
+seen = 0
+while True:
+    events = live.events_since(seen)
+    seen += len(events)
+    for event in events:
+        print(event.kind, event.node, event.step_index, flush=True)
+    time.sleep(0.02)
+"""
+
+
+@pytest.mark.slow
+def test_a_background_run_killed_with_its_process_resumes_from_its_last_checkpoint(sample_index) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from core.config import load_settings
+    from core.service import Workbench
+    from tests.conftest import REPO_ROOT
+
+    data_dir, filing_id = sample_index
+    question = (
+        "What competition risks does Northwind list, and how did its Fleet Software segment revenue and R&D "
+        "spending change in FY2025?"
+    )
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "WORKBENCH_WEB_SEARCH_ENABLED": "false"}
+    app = subprocess.Popen(
+        [sys.executable, "-c", _APP, str(data_dir), filing_id, question],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    run_id = ""
+    deadline = time.monotonic() + 300
+    assert app.stdout is not None
+    for line in app.stdout:
+        if line.startswith("run "):
+            run_id = line.split()[1]
+        # Kill hard as soon as the second step has its evidence: mid-step, mid-run.
+        if line.split()[:1] == ["evidence_found"] and line.split()[-1] == "1":
+            app.kill()
+            break
+        assert time.monotonic() < deadline, "the run never reached step 2"
+    app.wait(timeout=30)
+    assert app.returncode == -9 and run_id
+
+    bench = Workbench(load_settings(data_dir=data_dir))
+    interrupted = bench.get_run(run_id)
+    done_before = len(interrupted.steps)  # the kill lands in step 2 or, the printing being slower, later
+    assert interrupted.status == "running" and 1 <= done_before < len(interrupted.plan.steps)
+    live = bench.run_in_background(
+        run_id, "Resuming", len(interrupted.plan.steps), bench.continue_run, run_id
+    )
+    _wait(lambda: not live.active, timeout_s=600)
+    record = bench.get_run(run_id)
+    assert live.state == "done" and record.status == "finished", live.message
+    assert [s.index for s in record.steps] == list(range(len(record.plan.steps)))
+    assert all(s.attempt == 1 and s.decision for s in record.steps)
+    started = {(e.node, e.step_index) for e in live.events if e.kind == "node_started"}
+    assert not any(node == "rewrite_query" and step < done_before for node, step in started)
+    assert any(step is not None and step >= done_before for _, step in started)
+    assert record.citations
+    bench.background.shutdown()
