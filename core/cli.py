@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import load_settings
-from core.graph.records import RunRecord
-from core.models import Chunk, IngestProgress, IngestResult, Plan, RunEvent
+from core.models import Chunk, IngestProgress, IngestResult, Plan, RunEvent, RunRecord
 from core.service import Workbench
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.caches import RETURN_VAL_TYPE, BaseCache
-from pydantic import BaseModel, Field
 
 from core.config import Settings
+from core.models import TokenUsage
 
 # USD per million tokens (input, output). Prices change: unknown models cost 0 with a note.
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
@@ -27,30 +27,6 @@ PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
     "gpt-5": (1.25, 10.00),
     "o4-mini": (1.10, 4.40),
 }
-
-
-class TokenUsage(BaseModel):
-    """LLM tokens and estimated cost accumulated over a run."""
-
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    total_tokens: int = 0
-    cost_usd: float = 0.0
-    cache_hits: int = 0
-    notes: list[str] = Field(default_factory=list)
-
-    def add(self, other: TokenUsage) -> TokenUsage:
-        """Sum of two usages (notes deduplicated)."""
-        return TokenUsage(
-            calls=self.calls + other.calls,
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            total_tokens=self.total_tokens + other.total_tokens,
-            cost_usd=round(self.cost_usd + other.cost_usd, 6),
-            cache_hits=self.cache_hits + other.cache_hits,
-            notes=list(dict.fromkeys([*self.notes, *other.notes])),
-        )
 
 
 def model_price(model: str) -> tuple[float, float] | None:

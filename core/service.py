@@ -14,7 +14,6 @@ from core.config import Settings, save_settings
 from core.graph.background import BackgroundRuns, LiveRun, RunBusy
 from core.graph.deps import EventCallback, build_deps
 from core.graph.plan_diff import diff_plans
-from core.graph.records import RunRecord, RunSummary
 from core.graph.runner import ResearchRunner, RunNotFound
 from core.index.store import IndexStore
 from core.ingest.pipeline import INDEX_VERSION, ProgressCallback, ingest_file, reindex_filing
@@ -25,6 +24,8 @@ from core.models import (
     Filing,
     IngestResult,
     Plan,
+    RunRecord,
+    RunSummary,
     SearchResult,
     SectionSummary,
     section_rank,

@@ -12,12 +12,12 @@ from core.agents.registry import llm_agents
 from core.config import Settings
 from core.llm import (
     SqliteLLMCache,
-    TokenUsage,
     build_chat_model,
     engine_name,
     model_price,
     usage_from_message,
 )
+from core.models import TokenUsage
 from tests.graph.openai_stub import OpenAIStub
 
 FILINGS = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.graph.records import RunSummary
+from core.models import RunSummary
 from core.service import RunBusy
 from views.components.display import STATUS_BADGES, engine_label, inject_css, show_error
 from views.shared import workbench

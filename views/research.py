@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.graph.records import RunRecord
+from core.models import RunRecord
 from core.safe_text import escape_markdown
 from core.service import RunBusy, RunNotFound
 from views.components.display import inject_css, show_error

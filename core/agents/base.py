@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from pydantic import BaseModel
 
 from core.config import Settings
-from core.llm import TokenUsage
-from core.models import Fallback
+from core.models import Fallback, TokenUsage
 
 if TYPE_CHECKING:
     import numpy as np

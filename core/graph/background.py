@@ -16,8 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.graph.records import RunRecord
-from core.models import RunEvent
+from core.models import RunEvent, RunRecord
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,8 @@ from langgraph.runtime import Runtime
 
 from core.agents.base import AgentDeps
 from core.graph.deps import ResearchDeps
-from core.graph.records import StepRecord
 from core.graph.state import ResearchState
-from core.models import Plan, RunEvent, RunEventKind
+from core.models import Plan, RunEvent, RunEventKind, StepRecord
 
 NodeFn = Callable[[ResearchState, Runtime[ResearchDeps]], dict[str, Any]]
 STEP_NODES = {

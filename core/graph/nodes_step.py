@@ -23,9 +23,17 @@ from core.graph.node_support import (
     unexpected_failure,
 )
 from core.graph.nodes_plan import filing_infos
-from core.graph.records import CandidateRef, StepRecord
 from core.graph.state import ResearchState
-from core.models import ANCHOR_TOP_N, Evidence, Fallback, KnowledgeCard, ScoredChunk, StrategyDecision
+from core.models import (
+    ANCHOR_TOP_N,
+    CandidateRef,
+    Evidence,
+    Fallback,
+    KnowledgeCard,
+    ScoredChunk,
+    StepRecord,
+    StrategyDecision,
+)
 from core.retrieval.rerank import keep_filter_first, rerank_pool
 from core.retrieval.routing import company_forms
 from core.tools.calculation_step import run_calculations

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from core.agents.plan_tools import ensure_step_ids, normalise_section
-from core.graph.records import StepRecord
 from core.graph.state import ResearchState
-from core.models import Gap, Plan, PlanStep, PlanVersion
+from core.models import Gap, Plan, PlanStep, PlanVersion, StepRecord
 
 REFLECTION_PREFIX = "added by reflection: "
 RERUN_REASON = "re-run after the follow-up searches"

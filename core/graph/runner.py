@@ -19,9 +19,18 @@ from core.graph.builder import build_graph
 from core.graph.deps import EventCallback, ResearchDeps
 from core.graph.node_support import CANCELLED_MESSAGE, RunCancelled, unexpected_failure
 from core.graph.nodes_plan import STRATEGIES
-from core.graph.records import RunRecord, RunSummary, StepRecord
-from core.llm import TokenUsage, engine_name
-from core.models import Citation, Fallback, Plan, PlanVersion, RunEvent
+from core.llm import engine_name
+from core.models import (
+    Citation,
+    Fallback,
+    Plan,
+    PlanVersion,
+    RunEvent,
+    RunRecord,
+    RunSummary,
+    StepRecord,
+    TokenUsage,
+)
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ def merge_timings(left: dict[str, float] | None, right: dict[str, float] | None)
 
 
 def merge_usage(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
-    """Reducer: add up token usage dicts (see core.llm.TokenUsage)."""
-    from core.llm import TokenUsage
+    """Reducer: add up token usage dicts (see core.models.TokenUsage)."""
+    from core.models import TokenUsage
 
     total = TokenUsage.model_validate(left or {}).add(TokenUsage.model_validate(right or {}))
     return total.model_dump()
@@ -36,7 +36,7 @@ class ResearchState(TypedDict, total=False):
     plan: dict[str, Any]  # core.models.Plan
     plan_history: list[dict[str, Any]]  # core.models.PlanVersion
     current_step: int
-    steps: list[dict[str, Any]]  # core.graph.records.StepRecord, index == plan position
+    steps: list[dict[str, Any]]  # core.models.StepRecord, index == plan position
     # After a strategy override re-runs one step, execution continues from here (None = next step).
     resume_at: int | None
     rerun_only: bool

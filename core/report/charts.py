@@ -10,8 +10,7 @@ from collections import Counter, defaultdict
 
 import plotly.graph_objects as go
 
-from core.graph.records import RunRecord, StepRecord
-from core.models import Evidence, section_rank
+from core.models import Evidence, RunRecord, StepRecord, section_rank
 
 STRATEGY_COLORS = {
     "vector": "#4f81bd",

@@ -12,7 +12,7 @@ from docx.oxml.ns import qn
 from docx.shared import Pt, RGBColor
 from docx.text.paragraph import Paragraph
 
-from core.graph.records import RunRecord
+from core.models import RunRecord
 from core.report.answer_markup import Run, clean_text, flat, one_line
 from core.report.labels import REPORT_TITLE, safe_url
 from core.report.outline import compose_report

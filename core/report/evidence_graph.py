@@ -11,8 +11,7 @@ import json
 import re
 from typing import Any
 
-from core.graph.records import RunRecord, StepRecord
-from core.models import Evidence, KnowledgeCard
+from core.models import Evidence, KnowledgeCard, RunRecord, StepRecord
 from core.report.answer_markup import one_line
 from core.report.labels import clip, item_label, page_label, score_label
 from core.safe_text import escape_html

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal, get_args
 
-from core.graph.records import RunRecord
+from core.models import RunRecord
 
 ExportFormat = Literal["md", "html", "pdf", "docx"]
 EXPORT_FORMATS: tuple[ExportFormat, ...] = get_args(ExportFormat)

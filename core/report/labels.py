@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from core.graph.records import RunRecord
-from core.models import ITEM_TITLES, Citation, Evidence
+from core.models import ITEM_TITLES, Citation, Evidence, RunRecord
 from core.report.answer_markup import Run, one_line
 
 REPORT_TITLE = "Research report"

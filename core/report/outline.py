@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from core.graph.records import RunRecord, StepRecord
-from core.models import Evidence
+from core.models import Evidence, RunRecord, StepRecord
 from core.report.answer_markup import AnswerBlock, Run, cited_numbers, one_line, parse_answer
 from core.report.labels import (
     EMPTY,

@@ -10,7 +10,7 @@ from pathlib import Path
 from fpdf import FPDF, FontFace
 from fpdf.enums import XPos, YPos
 
-from core.graph.records import RunRecord
+from core.models import RunRecord
 from core.report.answer_markup import Run, clean_text, flat, one_line
 from core.report.labels import REPORT_TITLE, safe_url
 from core.report.outline import compose_report

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.graph.records import RunRecord
+from core.models import RunRecord
 from core.report.answer_markup import Run, flat, one_line, parse_answer
 from core.report.labels import REPORT_TITLE, ref_anchor, safe_url
 from core.report.outline import compose_report

@@ -9,9 +9,9 @@ import pytest
 
 from core.config import Settings
 from core.graph.deps import build_deps
-from core.graph.records import RunRecord
 from core.graph.runner import ResearchRunner
 from core.index.catalog import Catalog
+from core.models import RunRecord
 from core.tools.sentences import normalise_ws
 
 

@@ -6,9 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from core.graph.records import CandidateRef, RunRecord, StepRecord
-from core.llm import TokenUsage
 from core.models import (
+    CandidateRef,
     Citation,
     Evidence,
     Fallback,
@@ -18,7 +17,10 @@ from core.models import (
     PlanVersion,
     PolicyDecision,
     ResearchNote,
+    RunRecord,
     StageScores,
+    StepRecord,
+    TokenUsage,
 )
 
 FILING_ID = "9f3c2a71b0d44e6f8a1b2c3d4e5f60718293a4b5c6d7e8f90123456789abcdef"

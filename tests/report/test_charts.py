@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.graph.records import RunRecord
+from core.models import RunRecord
 from core.report.charts import (
     evidence_coverage_figure,
     node_timing_figure,

@@ -63,7 +63,7 @@ def test_graph_html_is_offline_with_legend(record) -> None:
 
 
 def test_empty_run_gives_question_only_graph() -> None:
-    from core.graph.records import RunRecord
+    from core.models import RunRecord
 
     empty = RunRecord(run_id="r0", question="Anything?", status="awaiting_plan_review")
     nodes, edges = evidence_graph_data(empty)

@@ -128,7 +128,7 @@ def test_html_links_only_http_web_sources(record) -> None:
 
 
 def test_empty_run_renders_without_errors() -> None:
-    from core.graph.records import RunRecord
+    from core.models import RunRecord
 
     empty = RunRecord(run_id="r0", question="Anything?", status="awaiting_plan_review")
     md = report_markdown(empty)

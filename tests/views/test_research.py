@@ -247,14 +247,13 @@ def test_highlight_escapes_document_text_before_marking_terms():
 
 def _search_step(**fields):
     """A filing-search step record with just the fields a test cares about."""
-    from core.graph.records import StepRecord
+    from core.models import StepRecord
 
     return StepRecord(index=0, step_id="s1", sub_question="q", tool="search_10k", **fields)
 
 
 def test_candidates_table_places_each_score_in_its_stage():
-    from core.graph.records import CandidateRef
-    from core.models import Evidence, StageScores
+    from core.models import CandidateRef, Evidence, StageScores
     from views.components.step_panel import candidates_frame
 
     step = _search_step(
@@ -280,8 +279,7 @@ def test_candidates_table_places_each_score_in_its_stage():
 
 
 def test_candidates_table_shows_every_stage_of_every_candidate():
-    from core.graph.records import CandidateRef
-    from core.models import StageScores
+    from core.models import CandidateRef, StageScores
     from views.components.step_panel import candidates_frame
 
     full = StageScores(vector=0.5, vector_rank=2, bm25=3.1, keyword_rank=1, fused=0.03, fused_rank=1)
@@ -303,8 +301,7 @@ def test_candidates_table_shows_every_stage_of_every_candidate():
 
 
 def test_statement_page_candidates_show_their_rank_and_no_invented_search_score():
-    from core.graph.records import CandidateRef
-    from core.models import StageScores
+    from core.models import CandidateRef, StageScores
     from views.components.step_panel import candidates_frame
 
     step = _search_step(

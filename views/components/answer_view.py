@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from core.graph.records import RunRecord
+from core.models import RunRecord
 from core.report.answer_markup import Run
 from core.report.outline import compose_report
 from core.report.render import HtmlWriter

@@ -7,9 +7,8 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from core.graph.records import StepRecord
 from core.index.tokenizer import STOPWORDS
-from core.models import ITEM_TITLES, Evidence, KnowledgeCard
+from core.models import ITEM_TITLES, Evidence, KnowledgeCard, StepRecord
 from core.report.labels import safe_url
 from core.safe_text import escape_html, escape_markdown
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.graph.records import RunRecord
+from core.models import RunRecord
 from core.report.export import EXPORT_MIME, ExportFormat, export_filename, export_report
 
 EXPORT_LABELS: dict[ExportFormat, tuple[str, str]] = {

@@ -6,7 +6,7 @@ import logging
 
 import streamlit as st
 
-from core.graph.records import RunRecord
+from core.models import RunRecord
 from core.report.charts import (
     evidence_coverage_figure,
     node_timing_figure,

@@ -8,8 +8,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.graph.records import RunRecord
-from core.models import Filing, Plan
+from core.models import Filing, Plan, RunRecord
 from core.safe_text import escape_markdown
 from views.components.answer_view import show_sections
 from views.components.display import page_link

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.graph.records import StepRecord
+from core.models import StepRecord
 from core.safe_text import escape_markdown
 from views.components.display import TOOL_LABELS
 from views.components.evidence_cards import evidence_cards, knowledge_cards

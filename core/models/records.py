@@ -1,14 +1,14 @@
-"""Pydantic records of a research run: per-step results, the run record and run summaries."""
+"""Records of a research run: per-step results, token usage, the run record and run summaries."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from core.llm import TokenUsage
-from core.models import (
+from core.models.filings import utc_now
+from core.models.research import (
     Citation,
     Evidence,
     Fallback,
@@ -17,18 +17,37 @@ from core.models import (
     PlanVersion,
     PolicyDecision,
     ResearchNote,
-    ScoredChunk,
-    StageScores,
     StepOrigin,
     Tool,
 )
+from core.models.retrieval import ScoredChunk, StageScores
 
 RunStatus = Literal["awaiting_plan_review", "paused_after_step", "running", "finished", "failed", "cancelled"]
 DecidedBy = Literal["offline", "llm", "analyst"]
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
+class TokenUsage(BaseModel):
+    """LLM tokens and estimated cost accumulated over a run."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    cost_usd: float = 0.0
+    cache_hits: int = 0
+    notes: list[str] = Field(default_factory=list)
+
+    def add(self, other: TokenUsage) -> TokenUsage:
+        """Sum of two usages (notes deduplicated)."""
+        return TokenUsage(
+            calls=self.calls + other.calls,
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            cost_usd=round(self.cost_usd + other.cost_usd, 6),
+            cache_hits=self.cache_hits + other.cache_hits,
+            notes=list(dict.fromkeys([*self.notes, *other.notes])),
+        )
 
 
 class CandidateRef(BaseModel):
@@ -111,8 +130,8 @@ class RunRecord(BaseModel):
     pending: dict | None = Field(default=None, description="The open interrupt's payload, if any.")
     next_nodes: list[str] = Field(default_factory=list)
     error: str | None = None
-    created_at: datetime = Field(default_factory=_now)
-    updated_at: datetime = Field(default_factory=_now)
+    created_at: datetime = Field(default_factory=utc_now)
+    updated_at: datetime = Field(default_factory=utc_now)
 
 
 class RunSummary(BaseModel):
@@ -123,5 +142,5 @@ class RunSummary(BaseModel):
     status: RunStatus
     engine: str = "offline"
     steps_done: int = 0
-    created_at: datetime = Field(default_factory=_now)
-    updated_at: datetime = Field(default_factory=_now)
+    created_at: datetime = Field(default_factory=utc_now)
+    updated_at: datetime = Field(default_factory=utc_now)
