@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from core.models import RunRecord
-from core.safe_text import escape_markdown
 from core.service import RunBusy, RunNotFound
+from core.text.escape import escape_markdown
 from views.components.display import inject_css, show_error
 from views.components.live_run import live_progress
 from views.components.question_form import question_form

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.tools.figures import find_figures, find_years
-from core.tools.sentences import content_terms, jaccard
+from core.text.figures import find_figures, find_years
+from core.text.sentences import content_terms, jaccard
 
 _UP_RE = re.compile(
     r"\b(increase[ds]?|grew|grow(s|th)?|rose|rise[ns]?|higher|up|improved?|gain(ed|s)?|expand(ed|s)?)\b", re.I

@@ -13,8 +13,8 @@ from core.agents.structured import LLMOutputError, structured_call
 from core.finance.rows import read_rows
 from core.models import KnowledgeCard
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
-from core.tools.figures import find_figures
-from core.tools.sentences import content_terms, is_boilerplate, jaccard, split_sentences
+from core.text.figures import find_figures
+from core.text.sentences import content_terms, is_boilerplate, jaccard, split_sentences
 from core.tools.table_rows import table_rows
 
 _NUMERIC_RE = re.compile(

@@ -16,8 +16,8 @@ from core.models import Plan
 from core.prompts import PLANNER_HUMAN, PLANNER_SYSTEM
 from core.retrieval.analysis import strip_instructions
 from core.retrieval.routing import company_forms, mentions_company
-from core.tools.figures import find_years
-from core.tools.sentences import STOPWORDS
+from core.text.figures import find_years
+from core.text.sentences import STOPWORDS
 
 # Topic -> Item, in priority order: a tie goes to the earlier (more specific) Item.
 _TOPIC_ITEMS: list[tuple[str, re.Pattern[str]]] = [

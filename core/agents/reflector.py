@@ -10,7 +10,7 @@ from core.agents.structured import structured_call
 from core.finance.lexicon import STATEMENT_SEARCH_TERMS, line_item_for, line_items_in
 from core.models import Gap, ResearchNote
 from core.prompts import REFLECTOR_HUMAN, REFLECTOR_SYSTEM
-from core.tools.sentences import content_terms
+from core.text.sentences import content_terms
 
 _CONFIRMED = 0.5
 # Question words that are not things to find in a filing.

@@ -6,8 +6,8 @@ import re
 
 from core.agents.contracts import DraftClaim, ReportDraft
 from core.models import Citation, Evidence
-from core.safe_text import escape_markdown
-from core.tools.sentences import content_terms, jaccard, normalise_ws, split_sentences
+from core.text.escape import escape_markdown
+from core.text.sentences import content_terms, jaccard, normalise_ws, split_sentences
 
 MAX_QUOTE = 400
 SOURCES_HEADING = "### Sources"

@@ -10,7 +10,7 @@ from core.agents.contracts import RewriteInput, RewrittenQuery
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.lexicon import search_terms_for
 from core.prompts import REWRITER_HUMAN, REWRITER_SYSTEM
-from core.tools.sentences import STOPWORDS, tokenize
+from core.text.sentences import STOPWORDS, tokenize
 
 # Words that point back at earlier findings ("relate to them", "those risks").
 _REFERENCE_RE = re.compile(

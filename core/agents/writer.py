@@ -11,7 +11,7 @@ from core.agents.structured import LLMOutputError, structured_call
 from core.finance.requests import asks_why
 from core.models import Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
-from core.tools.figures import unsupported_figures
+from core.text.figures import unsupported_figures
 
 MAX_CLAIMS_PER_STEP = 4
 

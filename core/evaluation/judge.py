@@ -22,7 +22,7 @@ from core.prompts import (
     JUDGE_FAITHFULNESS_HUMAN,
     JUDGE_FAITHFULNESS_SYSTEM,
 )
-from core.tools.sentences import split_sentences
+from core.text.sentences import split_sentences
 
 MAX_CONTEXTS = 10
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from core.citations import quote_in_text
 from core.evaluation.numbers import matched_numbers, quantities, same_quantity
 from core.models import Citation, EvalContext, EvalQuestion, MetricValue, SystemAnswer
-from core.report.citations import quote_in_text
-from core.tools.sentences import content_terms
+from core.text.sentences import content_terms
 
 #: Every metric an evaluation reports, in table order: (name, variant, label). Variants say who judged:
 #: "reference" (against the ground truth, no LLM) or "llm" (core.evaluation.judge).

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from core.finance.periods import ColumnHeader, column_headers
-from core.tools.figures import Figure, find_figures
+from core.text.figures import Figure, find_figures
 
 # The unit opens a parenthesis or a line ("(In millions, except ...)", "Dollars in millions"); "shares in
 # thousands" later in the same parenthesis is the unit of a count, not of the table's amounts.

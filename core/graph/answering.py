@@ -12,8 +12,8 @@ from core.agents.base import AgentDeps
 from core.agents.contracts import FilingInfo, StepDigest, WriterInput
 from core.agents.registry import Agents
 from core.agents.report_assembly import assemble_report
+from core.citations import ChunkSource, CitationReport, validate_answer
 from core.models import Evidence
-from core.report.citations import ChunkSource, CitationReport, validate_answer
 
 
 def evidence_pool(digests: list[StepDigest]) -> list[Evidence]:

@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from core.citations import CITATION_MARK, mark_numbers
+
 RunStyle = Literal["plain", "strong", "em"]
 BlockKind = Literal["heading", "paragraph", "bullet", "ordered"]
 
-# "[3]", "[3, 4]" and "[3][4]" (the last is two matches); nothing else counts as a citation.
-_CITE = re.compile(r"(?<!\\)\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 # Emphasis the writer may use: **strong**, _em_ or *em*; escaped markers (\*, \_) never count.
 _EMPHASIS = re.compile(
     r"(?<!\\)\*\*(?P<strong>.+?)(?<!\\)\*\*"
@@ -66,15 +66,6 @@ class AnswerBlock:
     level: int = 0
 
 
-def cited_numbers(answer: str) -> list[int]:
-    """Every citation number the answer uses, in order of first use."""
-    seen: dict[int, None] = {}
-    for match in _CITE.finditer(answer):
-        for part in match.group(1).split(","):
-            seen.setdefault(int(part), None)
-    return list(seen)
-
-
 def unescape_markdown(text: str) -> str:
     """Text with Markdown backslash escapes resolved (the answer's `\\$` is a plain `$`)."""
     return _ESCAPED.sub(r"\1", text)
@@ -83,10 +74,10 @@ def unescape_markdown(text: str) -> str:
 def _cited(piece: str, style: RunStyle) -> list[Run]:
     runs: list[Run] = []
     cursor = 0
-    for match in _CITE.finditer(piece):
+    for match in CITATION_MARK.finditer(piece):
         if match.start() > cursor:
             runs.append(Run(unescape_markdown(piece[cursor : match.start()]), style))
-        runs += [Run(f"[{int(part)}]", cite=int(part)) for part in match.group(1).split(",")]
+        runs += [Run(f"[{n}]", cite=n) for n in mark_numbers(match)]
         cursor = match.end()
     if cursor < len(piece):
         runs.append(Run(unescape_markdown(piece[cursor:]), style))

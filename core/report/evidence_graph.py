@@ -14,7 +14,7 @@ from typing import Any
 from core.models import Evidence, KnowledgeCard, RunRecord, StepRecord
 from core.report.answer_markup import one_line
 from core.report.labels import clip, item_label, page_label, score_label
-from core.safe_text import escape_html
+from core.text.escape import escape_html
 
 Node = dict[str, Any]
 Edge = dict[str, Any]

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from core.citations import cited_numbers
 from core.models import Evidence, RunRecord, StepRecord
-from core.report.answer_markup import AnswerBlock, Run, cited_numbers, one_line, parse_answer
+from core.report.answer_markup import AnswerBlock, Run, one_line, parse_answer
 from core.report.labels import (
     EMPTY,
     REPORT_TITLE,
@@ -81,7 +82,7 @@ def _flagged(record: RunRecord, known: set[int]) -> list[str]:
     flagged = [f"Unsupported: {claim}" for claim in record.unsupported_claims]
     flagged += [
         f"Citation [{n}] appears in the answer but resolves to no reference."
-        for n in cited_numbers(record.answer)
+        for n in dict.fromkeys(cited_numbers(record.answer))
         if n not in known
     ]
     for step in record.steps:

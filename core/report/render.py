@@ -8,7 +8,7 @@ from core.models import RunRecord
 from core.report.answer_markup import Run, flat, one_line, parse_answer
 from core.report.labels import REPORT_TITLE, ref_anchor, safe_url
 from core.report.outline import compose_report
-from core.safe_text import escape_html, escape_markdown
+from core.text.escape import escape_html, escape_markdown
 
 
 def _md(text: str) -> str:

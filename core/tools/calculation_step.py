@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass, field
 
 from core.models import Evidence
+from core.text.figures import Figure, find_figures, format_amount
+from core.text.sentences import content_terms, split_sentences
 from core.tools.calculator import (
     CalculationError,
     difference,
@@ -15,8 +17,6 @@ from core.tools.calculator import (
     is_expression,
     ratio,
 )
-from core.tools.figures import Figure, find_figures, format_amount
-from core.tools.sentences import content_terms, split_sentences
 from core.tools.table_rows import table_rows
 
 Operation = str  # "growth" | "ratio" | "difference" | "expression"

@@ -7,7 +7,7 @@ import operator
 import re
 from collections.abc import Callable
 
-from core.tools.figures import find_figures
+from core.text.figures import find_figures
 
 
 class CalculationError(ValueError):

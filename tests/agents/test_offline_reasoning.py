@@ -17,10 +17,10 @@ from core.agents.reflector import offline_reflect
 from core.agents.report_assembly import assemble_report, best_quote
 from core.agents.rewriter import offline_rewrite
 from core.agents.writer import offline_write
+from core.citations import validate_answer
 from core.config import Settings
 from core.models import Evidence, KnowledgeCard
-from core.report.citations import validate_answer
-from core.safe_text import escape_markdown
+from core.text.escape import escape_markdown
 
 DEPS = AgentDeps(settings=Settings())
 

@@ -1,9 +1,9 @@
-"""core.report.citations: every [n] resolves and its quote is in the cited chunk; failures are removed."""
+"""core.citations: every [n] resolves and its quote is in the cited chunk; failures are removed."""
 
 from __future__ import annotations
 
+from core.citations import quote_in_text, validate_answer
 from core.models import Chunk, Citation, Evidence
-from core.report.citations import quote_in_text, validate_answer
 
 CHUNKS = {
     "c1": "We face intense   competition from\nlarge companies. Revenue was $26.97 billion.",
@@ -97,3 +97,10 @@ def test_web_citations_check_the_result_text() -> None:
     )
     assert [c.number for c in report.citations] == [1]
     assert report.unsupported_claims == ["AMD bought it."]
+
+
+def test_a_grouped_citation_keeps_its_valid_numbers_and_loses_the_others() -> None:
+    citations = [_cite(1, "c1", "We face intense competition from large companies.")]
+    report = validate_answer("- Competition is intense. [1, 9]\n", citations, Catalog())
+    assert report.answer == "- Competition is intense. [1]\n"
+    assert [p.number for p in report.problems] == [9]

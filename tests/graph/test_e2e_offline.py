@@ -12,7 +12,7 @@ from core.graph.deps import build_deps
 from core.graph.runner import ResearchRunner
 from core.index.catalog import Catalog
 from core.models import RunRecord
-from core.tools.sentences import normalise_ws
+from core.text.sentences import normalise_ws
 
 
 def _runner(data_dir) -> tuple[ResearchRunner, Settings]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from core.report.answer_markup import cited_numbers, parse_answer
+from core.citations import cited_numbers
+from core.report.answer_markup import parse_answer
 from core.report.render import report_html, report_markdown
 from tests.report.conftest import LABEL, REVENUE, WEB_UNAVAILABLE
 
@@ -44,7 +45,7 @@ def test_answer_parser_keeps_structure_and_splits_citations() -> None:
     assert [r.cite for r in blocks[0].runs if r.cite] == [1, 2]
     assert [r.cite for r in blocks[2].runs if r.cite] == [3, 4]
     assert any(r.style == "strong" and r.text == "bold" for r in blocks[2].runs)
-    assert cited_numbers("a [2] b [1, 2] c [2023]") == [2, 1]
+    assert cited_numbers("a [2] b [1, 2] c [2023] d [4](http://x) e \\[5]") == [2, 1, 2]
 
 
 def test_markdown_links_every_citation_to_its_reference(record) -> None:

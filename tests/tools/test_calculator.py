@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.models import Evidence
+from core.text.figures import find_figures, find_years, parse_figure
 from core.tools.calculation_step import detect_operation, metric_parts, run_calculations
 from core.tools.calculator import (
     CalculationError,
@@ -15,7 +16,6 @@ from core.tools.calculator import (
     is_expression,
     ratio,
 )
-from core.tools.figures import find_figures, find_years, parse_figure
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.safe_text import escape_markdown
+from core.text.escape import escape_markdown
 
 log = logging.getLogger(__name__)
 

@@ -9,11 +9,29 @@ from typing import Protocol
 from pydantic import BaseModel, Field
 
 from core.models import Chunk, Citation, Evidence
-from core.tools.sentences import normalise_ws
+from core.text.sentences import normalise_ws
 
-_CITE_RE = re.compile(r"(?<!\\)\[(\d+)\](?!\()")
+#: A citation mark in an answer: "[3]" or "[3, 4]" ("[3][4]" is two marks); never an escaped bracket ("\\[3]")
+#: or a Markdown link ("[3](…)"). The one definition: the validator and the renderers both use it.
+CITATION_MARK = re.compile(r"(?<!\\)\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()")
 _SOURCES_RE = re.compile(r"^#{1,6}\s+Sources\b", re.I)
 _FLAG = " ⚠ *unsupported: citation removed*"
+
+
+def mark_numbers(mark: re.Match[str]) -> list[int]:
+    """The citation numbers of one CITATION_MARK match."""
+    return [int(part) for part in mark.group(1).split(",")]
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Every citation number in the text, in order (repeats kept)."""
+    return [n for mark in CITATION_MARK.finditer(text) for n in mark_numbers(mark)]
+
+
+def _keep_valid(mark: re.Match[str], valid: set[int]) -> str:
+    """The mark with only its valid numbers ("" when none is)."""
+    kept = [n for n in mark_numbers(mark) if n in valid]
+    return f"[{', '.join(map(str, kept))}]" if kept else ""
 
 
 class ChunkSource(Protocol):
@@ -102,7 +120,7 @@ def validate_answer(
             problems.append(CitationProblem(number=c.number, reason=reason))
         else:
             valid.add(c.number)
-    used = {int(n) for n in _CITE_RE.findall(answer)}
+    used = set(cited_numbers(answer))
     for n in sorted(used - set(by_number)):
         problems.append(CitationProblem(number=n, reason="no such citation"))
 
@@ -118,16 +136,16 @@ def validate_answer(
                 continue
             out_lines.append(line)
             continue
-        cited = [int(n) for n in _CITE_RE.findall(line)]
+        cited = cited_numbers(line)
         if not _is_claim_line(line) or (cited and all(n in valid for n in cited)):
             out_lines.append(line)
             continue
         # Keep only the citations that hold; a claim with none left is unsupported.
-        kept = _CITE_RE.sub(lambda m: m.group(0) if int(m.group(1)) in valid else "", line).rstrip()
+        kept = CITATION_MARK.sub(lambda m: _keep_valid(m, valid), line).rstrip()
         if any(n in valid for n in cited):
             out_lines.append(kept)
             continue
-        claim = _CITE_RE.sub("", line).strip().lstrip("-* ").strip()
+        claim = CITATION_MARK.sub("", line).strip().lstrip("-* ").strip()
         unsupported.append(claim)
         if not remove_unsupported:
             out_lines.append(kept + _FLAG)

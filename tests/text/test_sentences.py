@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.tools.sentences import content_terms, is_boilerplate, normalise_ws, split_sentences
+from core.text.sentences import content_terms, is_boilerplate, normalise_ws, split_sentences
 from core.tools.table_rows import table_rows
 
 
