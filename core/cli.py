@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import load_settings
-from core.models import Chunk, IngestProgress, IngestResult, Plan, RunEvent, RunRecord
+from core.models import STRATEGY_CHOICES, Chunk, IngestProgress, IngestResult, Plan, RunEvent, RunRecord
 from core.service import Workbench
 
 
@@ -351,7 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     reindex.add_argument("--all", action="store_true", help="every filing, not only the outdated ones")
     retrieve = add("retrieve", cmd_retrieve, "search the ingested filings")
     retrieve.add_argument("query")
-    retrieve.add_argument("--strategy", choices=["auto", "vector", "keyword", "hybrid"], default="auto")
+    retrieve.add_argument("--strategy", choices=STRATEGY_CHOICES, default="auto")
     retrieve.add_argument("--section", default=None, help='a 10-K Item, e.g. "Item 7"')
     retrieve.add_argument("--filing", action="append", default=None, help="filing id (repeatable)")
     retrieve.add_argument("--k", type=int, default=None, help="candidates retrieved (default from settings)")

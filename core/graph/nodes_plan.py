@@ -22,9 +22,8 @@ from core.graph.node_support import (
 )
 from core.graph.plan_diff import diff_plans
 from core.graph.state import ResearchState
-from core.models import Plan, PlanVersion
+from core.models import Plan, PlanVersion, check_strategy
 
-STRATEGIES = ("vector", "keyword", "hybrid")
 log = logging.getLogger(__name__)
 
 
@@ -146,8 +145,7 @@ def override_update(
 ) -> dict[str, Any]:
     """State update that re-runs one executed step with the analyst's retrieval strategy."""
     steps = load_steps(state)
-    if strategy not in STRATEGIES:
-        raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    check_strategy(strategy)
     if not 0 <= step_index < len(steps):
         raise ValueError(f"step {step_index} has not run yet")
     if steps[step_index].tool != "search_10k":

@@ -18,7 +18,6 @@ from core.config import Settings, run_settings
 from core.graph.builder import build_graph
 from core.graph.deps import EventCallback, ResearchDeps
 from core.graph.node_support import CANCELLED_MESSAGE, RunCancelled, unexpected_failure
-from core.graph.nodes_plan import STRATEGIES
 from core.llm import engine_name
 from core.models import (
     Citation,
@@ -30,6 +29,7 @@ from core.models import (
     RunSummary,
     StepRecord,
     TokenUsage,
+    check_strategy,
 )
 
 log = logging.getLogger(__name__)
@@ -199,8 +199,7 @@ class ResearchRunner:
     ) -> RunRecord:
         """Re-run one executed filing-search step with the analyst's strategy (then continue or re-report)."""
         record = self.get(run_id)
-        if strategy not in STRATEGIES:
-            raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+        check_strategy(strategy)
         if not 0 <= step_index < len(record.steps):
             raise RunStateError(f"step {step_index} has not run in {run_id}")
         if record.steps[step_index].tool != "search_10k":

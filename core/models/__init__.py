@@ -57,12 +57,16 @@ from core.models.research import (
     Tool,
 )
 from core.models.retrieval import (
+    STRATEGIES,
+    STRATEGY_CHOICES,
     QueryAnalysis,
     ScoredChunk,
     SearchResult,
     StageScores,
     Strategy,
+    StrategyChoice,
     StrategyDecision,
+    check_strategy,
 )
 
 __all__ = [
@@ -70,6 +74,8 @@ __all__ = [
     "EVAL_SYSTEMS",
     "FRONT_MATTER",
     "ITEM_TITLES",
+    "STRATEGIES",
+    "STRATEGY_CHOICES",
     "UNKNOWN_COMPANY",
     "UNSECTIONED",
     "CandidateRef",
@@ -110,10 +116,12 @@ __all__ = [
     "StepOrigin",
     "StepRecord",
     "Strategy",
+    "StrategyChoice",
     "StrategyDecision",
     "SystemAnswer",
     "TokenUsage",
     "Tool",
+    "check_strategy",
     "section_rank",
     "utc_now",
 ]

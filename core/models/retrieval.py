@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -11,6 +11,18 @@ from core.models.filings import Chunk
 # --- Retrieval ------------------------------------------------------------------------------
 
 Strategy = Literal["vector", "keyword", "hybrid"]
+#: The retrieval strategies, in the order the analyst sees them.
+STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+#: What a search may ask for: a strategy, or "auto" (the supervisor chooses).
+StrategyChoice = Literal["auto", "vector", "keyword", "hybrid"]
+STRATEGY_CHOICES: tuple[StrategyChoice, ...] = get_args(StrategyChoice)
+
+
+def check_strategy(strategy: str) -> Strategy:
+    """The strategy, or a ValueError naming the ones there are (an analyst's override is checked here)."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    return strategy  # type: ignore[return-value]
 
 
 class StageScores(BaseModel):

@@ -5,14 +5,22 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from typing import Literal
 
 import numpy as np
 
 from core.config import Settings
 from core.index.store import IndexStore
 from core.index.tokenizer import tokenize
-from core.models import Fallback, Filing, QueryAnalysis, ScoredChunk, SearchResult, StageScores, Strategy
+from core.models import (
+    Fallback,
+    Filing,
+    QueryAnalysis,
+    ScoredChunk,
+    SearchResult,
+    StageScores,
+    Strategy,
+    StrategyChoice,
+)
 from core.retrieval.analysis import analyze_query, vector_query_text
 from core.retrieval.fusion import fuse_rrf
 from core.retrieval.pages import PageReader
@@ -20,8 +28,6 @@ from core.retrieval.rerank import Reranker, keep_filter_first, load_reranker, re
 from core.retrieval.routing import route_filings
 from core.retrieval.scope import SearchScope, resolve_scope
 from core.retrieval.supervisor import choose_strategy
-
-StrategyChoice = Literal["auto", "vector", "keyword", "hybrid"]
 
 #: Each list feeding the fusion is this many times deeper than k, so agreement below rank k still counts.
 FUSION_DEPTH = 3

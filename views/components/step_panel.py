@@ -5,12 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.models import StepRecord
+from core.models import STRATEGIES, StepRecord
 from core.text.escape import escape_markdown
 from views.components.display import TOOL_LABELS
 from views.components.evidence_cards import evidence_cards, knowledge_cards
 
-STRATEGIES = ["vector", "keyword", "hybrid"]
 STRATEGY_COLORS = {"vector": "blue", "keyword": "orange", "hybrid": "green"}
 # Which stage a candidate's single stored score belongs to, by the strategy that retrieved it.
 _CANDIDATE_STAGE = {"vector": "vector", "keyword": "bm25", "hybrid": "fused"}
