@@ -1,14 +1,164 @@
-"""Rules of the code that a reviewer would otherwise have to remember (DESIGN.md §3)."""
+"""Rules of the code that a reviewer would otherwise have to remember (README, "For developers").
+
+The layering: each unit (a package or module of core/, the pages) may import units of lower layers only;
+pages import the service, the models and the settings, nothing else; no module imports itself back through
+others. Imports under `if TYPE_CHECKING:` are type hints, not dependencies, and are not counted.
+"""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import REPO_ROOT
 
 CORE = REPO_ROOT / "core"
+
+#: Lowest first. A unit is core/<name> (package or module), `views` (the pages) or `app`.
+LAYERS: list[set[str]] = [
+    {"core.models", "core.config", "core.prompts", "core.text"},
+    {"core.citations", "core.llm", "core.index", "core.finance"},
+    {"core.ingest", "core.retrieval", "core.tools"},
+    {"core.agents", "core.report"},
+    {"core.graph"},
+    {"core.evaluation"},
+    {"core.service"},
+    {"core.cli", "views", "app"},
+]
+#: What the pages may import of the project besides themselves.
+PAGE_IMPORTS = ("core.service", "core.models", "core.config")
+
+
+def _unit(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "core" and len(parts) > 1 else parts[0]
+
+
+def _layer(unit: str) -> int | None:
+    return next((i for i, units in enumerate(LAYERS) if unit in units), None)
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _project_imports(path: Path) -> list[str]:
+    """Modules of the project this file imports (at any depth), leaving out `if TYPE_CHECKING:` blocks."""
+    found: list[str] = []
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                continue
+            if isinstance(child, ast.Import):
+                found.extend(alias.name for alias in child.names)
+            elif isinstance(child, ast.ImportFrom) and child.module and child.level == 0:
+                found.append(child.module)
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return [name for name in found if name.split(".")[0] in ("core", "views", "app")]
+
+
+def _sources(root: Path) -> list[Path]:
+    return [*sorted((root / "core").rglob("*.py")), *sorted((root / "views").rglob("*.py")), root / "app.py"]
+
+
+def layering_problems(root: Path) -> list[str]:
+    """One sentence per import that breaks the layering, naming the file and the import."""
+    problems: list[str] = []
+    for path in (p for p in _sources(root) if p.exists()):
+        here = _unit(_module_name(path, root))
+        for target in _project_imports(path):
+            there = _unit(target)
+            where = f"{path.relative_to(root).as_posix()} imports {target}"
+            if there == here:
+                continue
+            if here in ("views", "app") and not target.startswith(PAGE_IMPORTS):
+                problems.append(f"{where}: pages may import only {', '.join(PAGE_IMPORTS)}")
+                continue
+            mine, theirs = _layer(here), _layer(there)
+            if mine is None or theirs is None:
+                problems.append(f"{where}: {here if mine is None else there} has no layer in LAYERS")
+            elif theirs >= mine:
+                problems.append(f"{where}: {here} (layer {mine}) may not import {there} (layer {theirs})")
+    return problems
+
+
+def import_cycles(root: Path) -> list[list[str]]:
+    """Groups of modules that import each other, directly or through others."""
+    sources = {_module_name(p, root): p for p in _sources(root) if p.exists()}
+    graph: dict[str, set[str]] = {}
+    for name, path in sources.items():
+        targets = set()
+        for target in _project_imports(path):
+            while target and target not in sources:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                targets.add(target)
+        graph[name] = targets
+    # Tarjan's strongly connected components.
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def strong(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                strong(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for node in graph:
+        if node not in index:
+            strong(node)
+    return cycles
+
+
+def test_imports_follow_the_layers():
+    problems = layering_problems(REPO_ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_no_module_imports_itself_back():
+    cycles = import_cycles(REPO_ROOT)
+    assert not cycles, "\n".join(" <-> ".join(group) for group in cycles)
+
+
+def test_a_wrong_import_is_named(tmp_path):
+    """The checks above can fail: a report module that imports the graph, a page that imports the index."""
+    (tmp_path / "core" / "report").mkdir(parents=True)
+    (tmp_path / "views").mkdir()
+    (tmp_path / "core" / "report" / "render.py").write_text("from core.graph.runner import ResearchRunner\n")
+    (tmp_path / "views" / "library.py").write_text(
+        "from core.index.catalog import Catalog\nfrom core.service import Workbench\n"
+    )
+    (tmp_path / "app.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import core.graph\n"
+    )
+    assert layering_problems(tmp_path) == [
+        "core/report/render.py imports core.graph.runner: core.report (layer 3) may not import core.graph (layer 4)",
+        "views/library.py imports core.index.catalog: pages may import only core.service, core.models, core.config",
+    ]
+    (tmp_path / "core" / "report" / "labels.py").write_text("import core.report.render\n")
+    (tmp_path / "core" / "report" / "render.py").write_text("from core.report.labels import safe_url\n")
+    assert import_cycles(tmp_path) == [["core.report.labels", "core.report.render"]]
 
 
 def _imports(path) -> set[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.models import EVAL_SYSTEMS, EvalConfig
-from core.report.render import answer_html
+from core.service.display import answer_html
 from views.components.display import inject_css, show_error
 from views.components.eval_views import downloads, results_frame, show_question, show_summary
 from views.shared import workbench

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from core.models import IngestProgress
-from core.text.escape import escape_markdown
+from core.service.display import escape_markdown
 from views.shared import workbench
 
 # Set by the Cancel button shown while files are ingested; read once on the rerun it causes.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.text.escape import escape_markdown
+from core.service.display import escape_markdown
 from views.components.answer_view import report_sections
 from views.components.display import STATUS_BADGES, engine_label, inject_css, page_link, show_error
 from views.components.exports import download_buttons

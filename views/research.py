@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.models import RunRecord
 from core.service import RunBusy, RunNotFound
-from core.text.escape import escape_markdown
+from core.service.display import escape_markdown
 from views.components.display import inject_css, show_error
 from views.components.live_run import live_progress
 from views.components.question_form import question_form

@@ -8,7 +8,7 @@ import streamlit as st
 from pydantic import SecretStr, ValidationError
 
 from core.config import Settings
-from core.text.escape import escape_markdown
+from core.service.display import escape_markdown
 from views.components.display import inject_css
 from views.shared import workbench
 

@@ -34,7 +34,8 @@ from core.models import (
     StepRecord,
     StrategyDecision,
 )
-from core.retrieval.rerank import keep_filter_first, rerank_pool
+from core.retrieval.ranking import keep_filter_first
+from core.retrieval.rerank import rerank_pool
 from core.retrieval.routing import company_forms
 from core.tools.calculation_step import run_calculations
 from core.tools.figure_step import requests_in, run_figure_requests

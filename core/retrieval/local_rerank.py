@@ -16,7 +16,7 @@ from core.index.embeddings import Embedder
 from core.index.tokenizer import tokenize
 from core.models import QueryAnalysis, ScoredChunk
 from core.retrieval.analysis import analyze_query, vector_query_text
-from core.retrieval.rerank import apply_rerank_scores
+from core.retrieval.ranking import apply_rerank_scores
 
 #: Weight of each signal; every signal is scaled to [0, 1] over the candidate set before mixing.
 WEIGHTS: dict[str, float] = {

@@ -24,7 +24,8 @@ from core.models import (
 from core.retrieval.analysis import analyze_query, vector_query_text
 from core.retrieval.fusion import fuse_rrf
 from core.retrieval.pages import PageReader
-from core.retrieval.rerank import Reranker, keep_filter_first, load_reranker, rerank_pool
+from core.retrieval.ranking import keep_filter_first
+from core.retrieval.rerank import Reranker, load_reranker, rerank_pool
 from core.retrieval.routing import route_filings
 from core.retrieval.scope import SearchScope, resolve_scope
 from core.retrieval.supervisor import choose_strategy

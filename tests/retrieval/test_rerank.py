@@ -139,7 +139,7 @@ def test_pool_ranks_one_passage_per_page_first() -> None:
         name = "by first-stage score"
 
         def rerank(self, query, candidates, top_n, analysis=None):
-            from core.retrieval.rerank import apply_rerank_scores
+            from core.retrieval.ranking import apply_rerank_scores
 
             return apply_rerank_scores(candidates, [c.score for c in candidates], top_n)
 
@@ -169,7 +169,7 @@ def _on_pages(pages: list[int]) -> list[ScoredChunk]:
 
 
 def test_pages_are_ranked_from_their_passages_best_passage_of_each_page_first() -> None:
-    from core.retrieval.rerank import rank_pages
+    from core.retrieval.ranking import rank_pages
 
     ranked = _on_pages([7, 9, 9, 4, 7, 5])
     # Without support from a second passage, pages keep their best passage's order.

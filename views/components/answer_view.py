@@ -7,9 +7,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from core.models import RunRecord
-from core.report.answer_markup import Run
-from core.report.outline import compose_report
-from core.report.render import HtmlWriter
+from core.service.display import HtmlWriter, Run, compose_report
 
 
 class SectionedHtmlWriter(HtmlWriter):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from core.text.escape import escape_markdown
+from core.service.display import escape_markdown
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from core.evaluation.metrics import KEY_METRICS
 from core.models import EvalResult, EvalRun
+from core.service.display import KEY_METRICS
 
 
 def _pct(value: float | None) -> float | None:

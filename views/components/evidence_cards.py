@@ -7,10 +7,8 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from core.index.tokenizer import STOPWORDS
 from core.models import ITEM_TITLES, Evidence, KnowledgeCard, StepRecord
-from core.report.labels import safe_url
-from core.text.escape import escape_html, escape_markdown
+from core.service.display import STOPWORDS, escape_html, escape_markdown, safe_url
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&.%$'-]*[A-Za-z0-9%]|[A-Za-z0-9]")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.models import RunRecord
-from core.report.export import EXPORT_MIME, ExportFormat, export_filename, export_report
+from core.service.display import EXPORT_MIME, ExportFormat, export_filename, export_report
 
 EXPORT_LABELS: dict[ExportFormat, tuple[str, str]] = {
     "md": ("Markdown", ":material/markdown:"),
@@ -27,7 +27,7 @@ def _export(version: str, fmt: ExportFormat, _record: RunRecord) -> bytes:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _graph(version: str, _record: RunRecord) -> str:
-    from core.report.evidence_graph import evidence_graph_html
+    from core.service.display import evidence_graph_html
 
     return evidence_graph_html(_record)
 

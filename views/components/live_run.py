@@ -6,7 +6,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.text.escape import escape_markdown
+from core.service.display import escape_markdown
 from views.components.display import NODE_LABELS
 from views.components.run_progress import RunProgress, step_prefix
 

@@ -7,7 +7,7 @@ import logging
 import streamlit as st
 
 from core.models import RunRecord
-from core.report.charts import (
+from core.service.display import (
     evidence_coverage_figure,
     node_timing_figure,
     rerank_score_figure,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.models import Fallback, RunRecord
-from core.text.escape import escape_markdown
+from core.service.display import escape_markdown
 from views.components.display import engine_label, status_badge
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.models import RunEvent
-from core.text.escape import escape_markdown
+from core.service.display import escape_markdown
 from views.components.display import NODE_LABELS
 
 _LOGGED_NODES = {

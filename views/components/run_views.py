@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from core.models import Filing, Plan, RunRecord
-from core.text.escape import escape_markdown
+from core.service.display import escape_markdown
 from views.components.answer_view import show_sections
 from views.components.display import page_link
 from views.components.plan_editor import plan_changed, plan_editor, rows_to_plan

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from core.models import STRATEGIES, StepRecord
-from core.text.escape import escape_markdown
+from core.service.display import escape_markdown
 from views.components.display import TOOL_LABELS
 from views.components.evidence_cards import evidence_cards, knowledge_cards
 
