@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 
 from core.agents.contracts import DraftStep, FilingInfo, PlanDraft
-from core.models import ITEM_TITLES, Plan, PlanStep
+from core.models import ITEM_NUMBER, ITEM_TITLES, Plan, PlanStep, item_label
 
 #: Reason of the steps that fetch the statements a figure is computed from (not passages to quote).
 FIGURE_REASON = "Reads the figures asked for"
 ANCHOR_REASON = "The question as asked, searched over the selected filings: the run never knows less than one plain search."
 
-_ITEM_RE = re.compile(r"^\s*(?:item\s*)?(\d{1,2}[a-c]?)\s*\.?\s*$", re.IGNORECASE)
+_ITEM_RE = re.compile(rf"^\s*(?:item\s*)?({ITEM_NUMBER})\s*\.?\s*$", re.IGNORECASE)
+_ITEM_START = re.compile(rf"^\s*item\s*({ITEM_NUMBER})\b", re.IGNORECASE)
 _TITLE_TO_ITEM = {title.lower(): item for item, title in ITEM_TITLES.items()}
 
 
@@ -22,11 +23,10 @@ def normalise_section(section: str | None) -> str | None:
     text = section.strip()
     m = _ITEM_RE.match(text)
     if m:
-        item = f"Item {m.group(1).upper()}"
-        return item if item in ITEM_TITLES else None
-    m = re.match(r"^\s*item\s*(\d{1,2}[a-c]?)\b", text, re.IGNORECASE)
-    if m and f"Item {m.group(1).upper()}" in ITEM_TITLES:
-        return f"Item {m.group(1).upper()}"
+        return item_label(m.group(1))
+    m = _ITEM_START.match(text)
+    if m and item_label(m.group(1)):
+        return item_label(m.group(1))
     return _TITLE_TO_ITEM.get(text.lower())
 
 

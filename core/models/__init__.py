@@ -18,6 +18,7 @@ from core.models.evaluation import (
 )
 from core.models.filings import (
     FRONT_MATTER,
+    ITEM_NUMBER,
     ITEM_TITLES,
     UNKNOWN_COMPANY,
     UNSECTIONED,
@@ -26,6 +27,7 @@ from core.models.filings import (
     IngestProgress,
     IngestResult,
     SourceType,
+    item_label,
     section_rank,
     utc_now,
 )
@@ -73,6 +75,7 @@ __all__ = [
     "ANCHOR_TOP_N",
     "EVAL_SYSTEMS",
     "FRONT_MATTER",
+    "ITEM_NUMBER",
     "ITEM_TITLES",
     "STRATEGIES",
     "STRATEGY_CHOICES",
@@ -122,6 +125,7 @@ __all__ = [
     "TokenUsage",
     "Tool",
     "check_strategy",
+    "item_label",
     "section_rank",
     "utc_now",
 ]

@@ -8,7 +8,7 @@ from core.finance.formula import FormulaError
 from core.finance.requests import figure_requests
 from core.finance.rows import statement_kind
 from core.index.tokenizer import normalize_number, tokenize
-from core.models import ITEM_TITLES, QueryAnalysis
+from core.models import ITEM_NUMBER, ITEM_TITLES, QueryAnalysis
 from core.retrieval.lexicon import (
     ABSTRACT_WORDS,
     FINANCE_TERMS,
@@ -162,7 +162,7 @@ _CAP_SPAN = re.compile(
 )
 _QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”|‘([^’]{2,80})’")
 _NUMBER = re.compile(r"\$?\(?\d[\d,]*(?:\.\d+)?%?")
-_ITEM_REF = re.compile(r"\bitem\s+(\d{1,2}[a-c]?)\b", re.IGNORECASE)
+_ITEM_REF = re.compile(rf"\bitem\s+({ITEM_NUMBER})\b", re.IGNORECASE)
 _FORM_TOKEN = re.compile(r"^(?:10-?K|10-?Q|8-?K|20-?F)$", re.IGNORECASE)
 _TIME_TOKEN = re.compile(r"^(?:FY\d{2,4}(?:Q[1-4])?|Q[1-4]|(?:19|20)\d{2})$", re.IGNORECASE)
 
