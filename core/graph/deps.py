@@ -5,12 +5,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.agents.base import AgentDeps
 from core.agents.registry import Agents, llm_agents, offline_agents
 from core.config import Settings
 from core.models import Fallback, RunEvent
+
+if TYPE_CHECKING:  # type hints only: the index and the retriever load models, imported when built
+    from langchain_core.language_models import BaseChatModel
+
+    from core.index.store import IndexStore
+    from core.retrieval.pages import PageReader
+    from core.retrieval.retriever import Retriever
 
 log = logging.getLogger(__name__)
 
@@ -23,13 +30,13 @@ class ResearchDeps:
 
     settings: Settings
     agents: Agents
-    store: Any | None = None  # core.index.store.IndexStore
-    retriever: Any | None = None  # core.retrieval.retriever.Retriever
-    chat_model: Any | None = None
+    store: IndexStore | None = None
+    retriever: Retriever | None = None  # tests pass a fake with the same search()
+    chat_model: BaseChatModel | None = None
     on_event: EventCallback | None = None
     web_search: Callable[[str, int], list[dict[str, Any]]] | None = None  # test seam for ddgs
     filing_labels: dict[str, str] = field(default_factory=dict)
-    pages: Any | None = None  # core.retrieval.pages.PageReader: whole pages of retrieved passages
+    pages: PageReader | None = None  # whole pages of retrieved passages
     should_stop: Callable[[], bool] | None = None  # True once the analyst cancelled the run
 
     def stop_requested(self) -> bool:
@@ -58,7 +65,7 @@ class ResearchDeps:
 
 
 def build_deps(
-    settings: Settings, *, chat_model: Any | None = None, store: Any | None = None
+    settings: Settings, *, chat_model: BaseChatModel | None = None, store: IndexStore | None = None
 ) -> ResearchDeps:
     """Deps for real runs: the index under settings.data_dir, its retriever, and the configured agents."""
     from core.index.store import IndexStore
