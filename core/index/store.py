@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from core.config import Settings
 from core.index.catalog import Catalog
@@ -14,6 +17,9 @@ from core.index.embedding_cache import EmbeddingCache
 from core.index.embeddings import Embedder, get_embedder
 from core.index.keyword_index import KeywordIndex
 from core.index.vector_store import VectorStore
+from core.models import Chunk, Filing
+
+log = logging.getLogger(__name__)
 
 #: A stored original with no catalog entry is an orphan only once it is this old (seconds).
 ORPHAN_UPLOAD_AGE_S = 600.0
@@ -46,6 +52,53 @@ class IndexStore:
             embedder=embedder,
             embedding_cache=EmbeddingCache(settings.embedding_cache_path),
         )
+
+    def add_filing(
+        self,
+        filing: Filing,
+        chunks: list[Chunk],
+        vectors: np.ndarray,
+        original: bytes,
+        *,
+        replacing: bool = False,
+    ) -> None:
+        """Write a filing's catalog rows, vectors, BM25 postings and stored original; undo every store on any
+        failure (the counterpart of delete_filing).
+
+        `replacing` (a re-index): the filing's old rows are deleted in the same catalog transaction that
+        inserts the new ones, so until it commits the catalog holds the old passages; on a failure the old
+        vectors and postings are rebuilt from them and the stored original stays. A process killed mid-way
+        leaves stores that `repair` makes agree with the catalog again at the next start.
+        """
+        upload = self.settings.uploads_dir / f"{filing.filing_id}.{filing.source_type}"
+        with self.write_lock, self.writing(filing.filing_id):
+            try:
+                with self.catalog.transaction() as conn:
+                    if replacing:
+                        self.catalog.delete_filing_rows(conn, filing.filing_id)
+                        self.vectors.delete_filing(filing.filing_id)
+                        self.keywords.remove_filing(filing.filing_id)
+                    self.catalog.insert_filing(conn, filing, chunks)
+                    self.vectors.add(chunks, vectors)
+                    self.keywords.add_filing(filing.filing_id, chunks)
+                    upload.parent.mkdir(parents=True, exist_ok=True)
+                    upload.write_bytes(original)
+            except BaseException:
+                # The catalog transaction rolled back by itself; undo the stores that have no transactions.
+                undo_steps = [
+                    lambda: self.vectors.delete_filing(filing.filing_id),
+                    lambda: self.keywords.remove_filing(filing.filing_id),
+                ]
+                if replacing:
+                    undo_steps.append(lambda: self.rebuild_search_index(filing.filing_id))
+                else:
+                    undo_steps.append(lambda: upload.unlink(missing_ok=True))
+                for undo in undo_steps:
+                    try:
+                        undo()
+                    except Exception:
+                        log.exception("rollback step failed for %s", filing.filing_id)
+                raise
 
     def delete_filing(self, filing_id: str) -> bool:
         """Remove a filing from every store and its stored original; False if it was not there."""

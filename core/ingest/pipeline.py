@@ -184,7 +184,7 @@ def ingest_file(
         progress.end()
         prepared = _prepare(store, progress, data, filename, source_type, filing_id)
         progress.begin("index")
-        _write_all_or_nothing(store, prepared.filing, prepared.chunks, prepared.vectors, data)
+        store.add_filing(prepared.filing, prepared.chunks, prepared.vectors, data)
         progress.end()
         return _finish(store, progress, prepared)
     except IngestError as exc:
@@ -217,51 +217,10 @@ def reindex_filing(
         prepared = _prepare(store, progress, data, old.filename, old.source_type, filing_id)
         prepared.filing.ingested_at = old.ingested_at
         progress.begin("index")
-        _write_all_or_nothing(store, prepared.filing, prepared.chunks, prepared.vectors, data, replacing=True)
+        store.add_filing(prepared.filing, prepared.chunks, prepared.vectors, data, replacing=True)
         progress.end()
         return _finish(store, progress, prepared)
     except IngestError as exc:
         return progress.failed(str(exc))
     except Exception as exc:  # noqa: BLE001 - as in ingest_file
         return progress.crashed(exc, what="re-index")
-
-
-def _write_all_or_nothing(
-    store: IndexStore, filing: Filing, chunks, vectors, data: bytes, *, replacing: bool = False
-) -> None:
-    """Write catalog rows, vectors, BM25 postings and the original; undo every store on any failure.
-
-    `replacing` (a re-index): the filing's old rows are deleted in the same catalog transaction that
-    inserts the new ones, so until it commits the catalog holds the old passages; on a failure the old
-    vectors and postings are rebuilt from them and the stored original stays. A process killed mid-way
-    leaves stores that IndexStore.repair makes agree with the catalog again at the next start.
-    """
-    upload = store.settings.uploads_dir / f"{filing.filing_id}.{filing.source_type}"
-    with store.write_lock, store.writing(filing.filing_id):
-        try:
-            with store.catalog.transaction() as conn:
-                if replacing:
-                    store.catalog.delete_filing_rows(conn, filing.filing_id)
-                    store.vectors.delete_filing(filing.filing_id)
-                    store.keywords.remove_filing(filing.filing_id)
-                store.catalog.insert_filing(conn, filing, chunks)
-                store.vectors.add(chunks, vectors)
-                store.keywords.add_filing(filing.filing_id, chunks)
-                upload.parent.mkdir(parents=True, exist_ok=True)
-                upload.write_bytes(data)
-        except BaseException:
-            # The catalog transaction rolled back by itself; undo the stores that have no transactions.
-            undo_steps = [
-                lambda: store.vectors.delete_filing(filing.filing_id),
-                lambda: store.keywords.remove_filing(filing.filing_id),
-            ]
-            if replacing:
-                undo_steps.append(lambda: store.rebuild_search_index(filing.filing_id))
-            else:
-                undo_steps.append(lambda: upload.unlink(missing_ok=True))
-            for undo in undo_steps:
-                try:
-                    undo()
-                except Exception:
-                    log.exception("rollback step failed for %s", filing.filing_id)
-            raise
