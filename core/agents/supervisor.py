@@ -10,11 +10,11 @@ from core.prompts import SUPERVISOR_HUMAN, SUPERVISOR_SYSTEM
 
 
 def offline_choose_strategy(inputs: SupervisorInput, deps: AgentDeps) -> StrategyDecision:
-    """The multi-factor heuristic supervisor of core.retrieval over the query's analysis."""
+    """The rules of core.retrieval.strategy_rules over the query's analysis."""
     from core.retrieval.analysis import analyze_query
-    from core.retrieval.supervisor import choose_strategy
+    from core.retrieval.strategy_rules import strategy_by_rules
 
-    decision = choose_strategy(analyze_query(inputs.query))
+    decision = strategy_by_rules(analyze_query(inputs.query))
     return decision.model_copy(update={"decided_by": "offline"})
 
 

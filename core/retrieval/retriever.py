@@ -28,7 +28,7 @@ from core.retrieval.ranking import keep_filter_first
 from core.retrieval.rerank import Reranker, load_reranker, rerank_pool
 from core.retrieval.routing import route_filings
 from core.retrieval.scope import SearchScope, resolve_scope
-from core.retrieval.supervisor import choose_strategy
+from core.retrieval.strategy_rules import strategy_by_rules
 
 #: Each list feeding the fusion is this many times deeper than k, so agreement below rank k still counts.
 FUSION_DEPTH = 3
@@ -317,7 +317,7 @@ class Retriever:
         if routing:
             filings, route_note = self._route(analysis, filings, library)
         if strategy == "auto":
-            decision = choose_strategy(analysis)
+            decision = strategy_by_rules(analysis)
             chosen: Strategy = decision.strategy
             justification = decision.justification
         else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.retrieval.analysis import analyze_query
-from core.retrieval.supervisor import choose_strategy
+from core.retrieval.strategy_rules import strategy_by_rules
 
 
 @pytest.mark.parametrize(
@@ -33,7 +33,7 @@ from core.retrieval.supervisor import choose_strategy
     ],
 )
 def test_strategy_table(sub_question: str, strategy: str, signal: str) -> None:
-    decision = choose_strategy(analyze_query(sub_question))
+    decision = strategy_by_rules(analyze_query(sub_question))
     assert decision.strategy == strategy, decision.justification
     assert signal in decision.justification
     assert decision.justification.startswith(f"Chose {strategy}:")
@@ -42,6 +42,6 @@ def test_strategy_table(sub_question: str, strategy: str, signal: str) -> None:
 
 
 def test_no_signal_is_hybrid_and_says_so() -> None:
-    decision = choose_strategy(analyze_query("Tell me about Acme"))
+    decision = strategy_by_rules(analyze_query("Tell me about Acme"))
     assert decision.strategy in {"hybrid", "vector"}
     assert decision.justification

@@ -1,4 +1,4 @@
-"""Offline retrieval supervisor: pick vector, keyword or hybrid search from a query's signals."""
+"""Rules that pick vector, keyword or hybrid search from a query's signals (the offline supervisor's choice)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _vector_signals(analysis: QueryAnalysis) -> list[str]:
     return signals
 
 
-def choose_strategy(analysis: QueryAnalysis) -> StrategyDecision:
+def strategy_by_rules(analysis: QueryAnalysis) -> StrategyDecision:
     """Keyword for exact, term-dense queries; vector for abstract ones; hybrid when the signals mix."""
     keyword = _keyword_signals(analysis)
     vector = _vector_signals(analysis)
