@@ -10,7 +10,7 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -56,12 +56,21 @@ def _ingest_progress(args: argparse.Namespace) -> Callable[[IngestProgress], Non
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Ingest files; one JSON object per filing; non-zero exit if any file was rejected."""
     bench = _workbench(args)
+    show = _ingest_progress(args)
+    return _print_results(
+        (str(path), lambda p=path: bench.ingest_paths([Path(p)], show)[0]) for path in args.paths
+    )
+
+
+def _print_results(jobs: Iterable[tuple[str, Callable[[], IngestResult]]]) -> int:
+    """Run (name, job) pairs one after another: each success as one JSON line on stdout, each failure as
+    "name: reason" on stderr; exit code 1 if any failed."""
     failed = False
-    for path in args.paths:
-        result = bench.ingest_paths([Path(path)], _ingest_progress(args))[0]
+    for name, job in jobs:
+        result: IngestResult = job()
         if not result.ok:
             failed = True
-            print(f"{path}: {result.error}", file=sys.stderr)
+            print(f"{name}: {result.error}", file=sys.stderr)
             continue
         _print_json(_ingest_record(result))
     return 1 if failed else 0
@@ -88,15 +97,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     """Re-index filings from their stored originals (default: those indexed by an older version)."""
     bench = _workbench(args)
     ids = args.filing or [f.filing_id for f in (bench.filings() if args.all else bench.outdated_filings())]
-    failed = False
-    for filing_id in ids:
-        result = bench.reindex([filing_id], _ingest_progress(args))[0]
-        if not result.ok:
-            failed = True
-            print(f"{filing_id}: {result.error}", file=sys.stderr)
-            continue
-        _print_json(_ingest_record(result))
-    return 1 if failed else 0
+    show = _ingest_progress(args)
+    return _print_results((filing_id, lambda f=filing_id: bench.reindex([f], show)[0]) for filing_id in ids)
 
 
 def chunk_record(chunk: Chunk) -> dict:
