@@ -1,15 +1,54 @@
-"""Entry point: page configuration and navigation only."""
+"""Home page (the entry script of a file-based multipage app: the other pages are the files in pages/)."""
 
 import streamlit as st
 
-st.set_page_config(page_title="Filing Research Workbench", page_icon=":material/query_stats:", layout="wide")
+from core.service.display import escape_markdown
+from views.components.display import page_link
+from views.components.navigation import APP_TITLE, page_setup
+from views.shared import workbench
 
-pages = [
-    st.Page("views/library.py", title="Library", icon=":material/folder_open:", default=True),
-    st.Page("views/research.py", title="Research", icon=":material/query_stats:"),
-    st.Page("views/report.py", title="Report", icon=":material/description:"),
-    st.Page("views/history.py", title="History", icon=":material/history:"),
-    st.Page("views/evaluate.py", title="Evaluate", icon=":material/analytics:"),
-    st.Page("views/settings.py", title="Settings", icon=":material/settings:"),
+page_setup("Home")
+bench = workbench()
+st.title(APP_TITLE)
+st.caption(
+    "Ask a multi-hop question about 10-K filings, approve the research plan, watch each step search, "
+    "rerank and read the filings, and export a report whose every claim cites filing, Item, page and passage."
+)
+
+filings = bench.filings()
+runs = bench.list_runs()
+running = bench.active_runs()
+columns = st.columns(4)
+columns[0].metric("Filings in the library", len(filings))
+columns[1].metric("Passages indexed", sum(f.chunks for f in filings))
+columns[2].metric("Research runs", len(runs))
+columns[3].metric("Running now", len(running))
+if outdated := bench.outdated_filings():
+    st.info(
+        f"{len(outdated)} filing(s) were indexed by an older version; the Library page re-indexes them.",
+        icon=":material/update:",
+    )
+
+st.subheader("Quick start")
+steps = [
+    (
+        "pages/library.py",
+        "Library",
+        ":material/folder_open:",
+        "Upload 10-K filings (PDF, EDGAR HTML or text).",
+    ),
+    ("pages/research.py", "Research", ":material/query_stats:", "Ask a question; approve or edit the plan."),
+    ("pages/report.py", "Report", ":material/description:", "Read the cited report and export it."),
+    ("pages/history.py", "History", ":material/history:", "Reopen, resume or compare earlier runs."),
 ]
-st.navigation(pages).run()
+for number, (script, label, icon, what) in enumerate(steps, start=1):
+    left, right = st.columns([1, 4], vertical_alignment="center")
+    with left:
+        page_link(script, f"{number}. {label}", icon)
+    right.write(what)
+
+if filings:
+    st.subheader("Filings")
+    for filing in filings[:8]:
+        year = f" FY{filing.fiscal_year}" if filing.fiscal_year else ""
+        st.markdown(f"- {escape_markdown(filing.company)} {escape_markdown(filing.form)}{year}")

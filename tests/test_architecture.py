@@ -25,9 +25,10 @@ LAYERS: list[set[str]] = [
     {"core.graph"},
     {"core.evaluation"},
     {"core.service"},
-    {"core.cli", "views", "app"},
+    {"views"},
+    {"core.cli", "pages", "app"},
 ]
-#: What the pages may import of the project besides themselves.
+#: What the pages (pages/, app.py and their helpers in views/) may import of the project besides views/.
 PAGE_IMPORTS = ("core.service", "core.models", "core.config")
 
 
@@ -60,11 +61,12 @@ def _project_imports(path: Path) -> list[str]:
             visit(child)
 
     visit(ast.parse(path.read_text(encoding="utf-8")))
-    return [name for name in found if name.split(".")[0] in ("core", "views", "app")]
+    return [name for name in found if name.split(".")[0] in ("core", "views", "pages", "app")]
 
 
 def _sources(root: Path) -> list[Path]:
-    return [*sorted((root / "core").rglob("*.py")), *sorted((root / "views").rglob("*.py")), root / "app.py"]
+    folders = ("core", "views", "pages")
+    return [*(path for folder in folders for path in sorted((root / folder).rglob("*.py"))), root / "app.py"]
 
 
 def layering_problems(root: Path) -> list[str]:
@@ -77,8 +79,8 @@ def layering_problems(root: Path) -> list[str]:
             where = f"{path.relative_to(root).as_posix()} imports {target}"
             if there == here:
                 continue
-            if here in ("views", "app") and not target.startswith(PAGE_IMPORTS):
-                problems.append(f"{where}: pages may import only {', '.join(PAGE_IMPORTS)}")
+            if here in ("views", "pages", "app") and not target.startswith((*PAGE_IMPORTS, "views")):
+                problems.append(f"{where}: pages may import only {', '.join(PAGE_IMPORTS)} (and views/)")
                 continue
             mine, theirs = _layer(here), _layer(there)
             if mine is None or theirs is None:
@@ -144,9 +146,9 @@ def test_no_module_imports_itself_back():
 def test_a_wrong_import_is_named(tmp_path):
     """The checks above can fail: a report module that imports the graph, a page that imports the index."""
     (tmp_path / "core" / "report").mkdir(parents=True)
-    (tmp_path / "views").mkdir()
+    (tmp_path / "pages").mkdir()
     (tmp_path / "core" / "report" / "render.py").write_text("from core.graph.runner import ResearchRunner\n")
-    (tmp_path / "views" / "library.py").write_text(
+    (tmp_path / "pages" / "library.py").write_text(
         "from core.index.catalog import Catalog\nfrom core.service import Workbench\n"
     )
     (tmp_path / "app.py").write_text(
@@ -154,7 +156,8 @@ def test_a_wrong_import_is_named(tmp_path):
     )
     assert layering_problems(tmp_path) == [
         "core/report/render.py imports core.graph.runner: core.report (layer 3) may not import core.graph (layer 4)",
-        "views/library.py imports core.index.catalog: pages may import only core.service, core.models, core.config",
+        "pages/library.py imports core.index.catalog: pages may import only core.service, core.models, core.config "
+        "(and views/)",
     ]
     (tmp_path / "core" / "report" / "labels.py").write_text("import core.report.render\n")
     (tmp_path / "core" / "report" / "render.py").write_text("from core.report.labels import safe_url\n")

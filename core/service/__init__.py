@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 
 #: The fictional 10-K bundled with the app (the Research page offers its sample question while it is in
 #: the library).
-SAMPLE_FILING = Path(__file__).resolve().parents[1] / "sample_docs" / "northwind_10k_fy2025.html"
+SAMPLE_FILING = Path(__file__).resolve().parents[2] / "sample_docs" / "northwind_10k_fy2025.html"
 
 # What pages catch from this API, re-exported so they need not import the graph package.
 __all__ = ["SAMPLE_FILING", "LiveRun", "RunBusy", "RunNotFound", "Workbench", "get_workbench"]

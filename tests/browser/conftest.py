@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -35,10 +37,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def app_server(tmp_path_factory):
-    """Start the app on a free port with its own data directory; yield its URL and data dir."""
-    data_dir = tmp_path_factory.mktemp("browser-data")
+@contextmanager
+def running_app(data_dir: Path) -> Iterator[dict]:
+    """A fresh `streamlit run app.py` on a free port over `data_dir`; yields its URL, data dir and pid."""
     port = _free_port()
     env = {**os.environ, "WORKBENCH_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
     log = (data_dir / "server.log").open("w")
@@ -73,13 +74,22 @@ def app_server(tmp_path_factory):
     else:
         proc.kill()
         pytest.fail(f"streamlit did not start; log: {(data_dir / 'server.log').read_text()[-2000:]}")
-    yield {"url": url, "data_dir": data_dir, "pid": proc.pid}
-    proc.terminate()
     try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+        yield {"url": url, "data_dir": data_dir, "pid": proc.pid}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def app_server(tmp_path_factory):
+    """The app on a free port with its own data directory; yields its URL, data dir and pid."""
+    with running_app(tmp_path_factory.mktemp("browser-data")) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")

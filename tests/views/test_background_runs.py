@@ -20,7 +20,7 @@ QUESTION = "What competition risks does Northwind list, and how did R&D spending
 
 def _page(name: str, run_id: str | None = None) -> AppTest:
     at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=180).run()
-    at.switch_page(f"views/{name}.py")
+    at.switch_page(f"pages/{name}.py")
     if run_id:
         at.query_params["run"] = run_id
     at.run()

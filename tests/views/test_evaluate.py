@@ -12,7 +12,7 @@ APP = REPO_ROOT / "app.py"
 
 def _evaluate() -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=600).run()
-    return at.switch_page("views/evaluate.py").run()
+    return at.switch_page("pages/evaluate.py").run()
 
 
 def test_no_evaluation_yet(bench):

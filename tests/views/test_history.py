@@ -15,7 +15,7 @@ APP = REPO_ROOT / "app.py"
 
 def _history() -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=180).run()
-    return at.switch_page("views/history.py").run()
+    return at.switch_page("pages/history.py").run()
 
 
 def _button(at: AppTest, label: str):

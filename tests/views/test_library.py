@@ -19,7 +19,7 @@ def library_app(tmp_path, monkeypatch):
 
     get_settings.cache_clear()
     workbench.clear()
-    yield lambda: AppTest.from_file(str(REPO_ROOT / "views" / "library.py"), default_timeout=120)
+    yield lambda: AppTest.from_file(str(REPO_ROOT / "pages" / "library.py"), default_timeout=120)
     get_settings.cache_clear()
     workbench.clear()
 

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from tests.conftest import REPO_ROOT, SAMPLE_DOCS
 
 SAMPLE = SAMPLE_DOCS / "northwind_10k_fy2025.html"
-PAGE = REPO_ROOT / "views" / "report.py"
+PAGE = REPO_ROOT / "pages" / "report.py"
 
 
 @pytest.fixture(scope="module")

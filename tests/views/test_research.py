@@ -14,7 +14,7 @@ from tests.conftest import REPO_ROOT, SAMPLE_DOCS
 
 SAMPLE = SAMPLE_DOCS / "northwind_10k_fy2025.html"
 SMALL = REPO_ROOT / "tests" / "fixtures" / "small_filing.txt"
-PAGE = REPO_ROOT / "views" / "research.py"
+PAGE = REPO_ROOT / "pages" / "research.py"
 
 
 def _page() -> AppTest:

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import REPO_ROOT
 
-PAGE = REPO_ROOT / "views" / "settings.py"
+PAGE = REPO_ROOT / "pages" / "settings.py"
 KEY = "sk-test-secret-7f3a9c41"
 
 

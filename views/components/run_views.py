@@ -140,7 +140,7 @@ def results(record: RunRecord, bench: Any) -> Action | None:
                 st.caption(f":material/flag: {escape_markdown(record.finish_reason)}")
             show_sections(record, ["Answer", "References", "Unsupported or flagged claims"])
             page_link(
-                "views/report.py",
+                "pages/report.py",
                 "Open the report and its exports",
                 ":material/description:",
                 {"run": record.run_id},

@@ -7,15 +7,16 @@ import streamlit as st
 from core.models import RunRecord
 from core.service import RunBusy, RunNotFound
 from core.service.display import escape_markdown
-from views.components.display import inject_css, show_error
+from views.components.display import show_error
 from views.components.live_run import live_progress
+from views.components.navigation import page_setup
 from views.components.question_form import question_form
 from views.components.run_header import run_header
 from views.components.run_views import Action, interrupted, plan_review, results, step_review
 from views.shared import workbench
 
+page_setup("Research")
 bench = workbench()
-inject_css()
 st.title("Research")
 st.caption(
     "Ask a multi-hop question about your filings. Review the plan, run it step by step, "

@@ -7,8 +7,9 @@ import streamlit as st
 
 from core.models import EVAL_SYSTEMS, EvalConfig
 from core.service.display import answer_html
-from views.components.display import inject_css, show_error
+from views.components.display import show_error
 from views.components.eval_views import downloads, results_frame, show_question, show_summary
+from views.components.navigation import page_setup
 from views.shared import workbench
 
 SETS = {
@@ -22,8 +23,8 @@ SYSTEM_HELP = {
     "deep": "the full research loop, plan approved as proposed",
 }
 
+page_setup("Evaluate")
 bench = workbench()
-inject_css()
 st.title("Evaluate")
 st.caption(
     "Does the research loop find and state more than simpler systems? Run a question set with known answers "

@@ -9,15 +9,15 @@ from pydantic import SecretStr, ValidationError
 
 from core.config import Settings
 from core.service.display import escape_markdown
-from views.components.display import inject_css
+from views.components.navigation import page_setup
 from views.shared import workbench
 
 log = logging.getLogger(__name__)
 
 PROVIDERS = {"offline": "Offline engine (no LLM, no key)", "openai": "OpenAI or OpenAI-compatible server"}
 
+page_setup("Settings")
 bench = workbench()
-inject_css()
 current = bench.settings
 st.title("Settings")
 st.caption(

@@ -7,13 +7,14 @@ import streamlit as st
 
 from core.models import RunSummary
 from core.service import RunBusy
-from views.components.display import STATUS_BADGES, engine_label, inject_css, show_error
+from views.components.display import STATUS_BADGES, engine_label, show_error
+from views.components.navigation import page_setup
 from views.shared import workbench
 
 RESUMABLE = ("paused_after_step", "running", "failed", "cancelled")
 
+page_setup("History")
 bench = workbench()
-inject_css()
 st.title("History")
 st.caption(
     "Past research runs, newest first, read from the run checkpoints in the data directory. Open a run to "
@@ -103,9 +104,9 @@ if run.status == "awaiting_plan_review" and run.run_id not in live:
     st.caption(":material/rate_review: This run waits for its plan to be approved: open it in Research.")
 
 if open_run:
-    st.switch_page("views/research.py", query_params={"run": chosen})
+    st.switch_page("pages/research.py", query_params={"run": chosen})
 if open_report:
-    st.switch_page("views/report.py", query_params={"run": chosen})
+    st.switch_page("pages/report.py", query_params={"run": chosen})
 if resume:
     record = bench.get_run(chosen)
     try:
@@ -116,4 +117,4 @@ if resume:
         with action_slot:
             show_error("Resuming the run", exc)
         st.stop()
-    st.switch_page("views/research.py", query_params={"run": chosen})
+    st.switch_page("pages/research.py", query_params={"run": chosen})

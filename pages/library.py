@@ -7,6 +7,7 @@ import streamlit as st
 
 from core.models import IngestProgress
 from core.service.display import escape_markdown
+from views.components.navigation import page_setup
 from views.shared import workbench
 
 # Set by the Cancel button shown while files are ingested; read once on the rerun it causes.
@@ -39,6 +40,7 @@ def progress_bars(names: list[str]):
     return show
 
 
+page_setup("Library")
 bench = workbench()
 st.title("Library")
 st.caption(

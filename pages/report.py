@@ -6,14 +6,15 @@ import streamlit as st
 
 from core.service.display import escape_markdown
 from views.components.answer_view import report_sections
-from views.components.display import STATUS_BADGES, engine_label, inject_css, page_link, show_error
+from views.components.display import STATUS_BADGES, engine_label, page_link, show_error
 from views.components.exports import download_buttons
+from views.components.navigation import page_setup
 from views.shared import workbench
 
 MAIN_SECTIONS = ("", "Answer", "References", "Unsupported or flagged claims")
 
+page_setup("Report")
 bench = workbench()
-inject_css()
 st.title("Report")
 st.caption(
     "The cited report of a research run: every claim links to its reference (filing, Item, page and the "
@@ -23,7 +24,7 @@ st.caption(
 runs = bench.list_runs()
 if not runs:
     st.info("No research runs yet. Ask a question on the Research page first.", icon=":material/query_stats:")
-    page_link("views/research.py", "Go to Research", ":material/query_stats:")
+    page_link("pages/research.py", "Go to Research", ":material/query_stats:")
     st.stop()
 
 # Default: the run in the URL, else the most recent finished run, else the most recent run.
@@ -56,7 +57,7 @@ if record.status != "finished":
         "so far. Open the run in Research to continue it.",
         icon=":material/hourglass_top:",
     )
-    page_link("views/research.py", "Open in Research", ":material/query_stats:", {"run": record.run_id})
+    page_link("pages/research.py", "Open in Research", ":material/query_stats:", {"run": record.run_id})
 
 header = st.container(border=True)
 with header:

@@ -1,0 +1,37 @@
+"""The app's pages and the sidebar that links them; every page script starts with page_setup.
+
+The app is Streamlit's file-based multipage app: app.py is the home page and each file in pages/ is a
+page, served at /<file name> (so /research?run=… is a deep link that works from a fresh server). The
+sidebar is drawn here rather than by Streamlit so that pages have titles and icons of their own.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from views.components.display import inject_css, page_link
+
+APP_TITLE = "Filing Research Workbench"
+
+#: (script, label, icon) of every page, in sidebar order.
+PAGES: list[tuple[str, str, str]] = [
+    ("app.py", "Home", ":material/home:"),
+    ("pages/library.py", "Library", ":material/folder_open:"),
+    ("pages/research.py", "Research", ":material/query_stats:"),
+    ("pages/report.py", "Report", ":material/description:"),
+    ("pages/history.py", "History", ":material/history:"),
+    ("pages/evaluate.py", "Evaluate", ":material/analytics:"),
+    ("pages/settings.py", "Settings", ":material/settings:"),
+]
+
+
+def page_setup(label: str) -> None:
+    """Page configuration, the sidebar of page links and the stylesheet, for the page called `label`."""
+    icon = next((icon for _, name, icon in PAGES if name == label), ":material/query_stats:")
+    title = APP_TITLE if label == "Home" else f"{label} · {APP_TITLE}"
+    st.set_page_config(page_title=title, page_icon=icon, layout="wide")
+    with st.sidebar:
+        st.markdown(f"**{APP_TITLE}**")
+        for script, name, page_icon in PAGES:
+            page_link(script, name, page_icon)
+    inject_css()
