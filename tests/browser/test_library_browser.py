@@ -14,7 +14,7 @@ CORRUPT = REPO_ROOT / "tests" / "fixtures" / "corrupt.pdf"
 
 
 def test_upload_sample_a_bad_file_and_reindex(app_server, page):
-    page.goto(app_server["url"])
+    page.goto(f"{app_server['url']}/library")
     wait_for_app(page)
     page.get_by_text("No filings yet").wait_for()
     screenshot(page, "library-empty")
@@ -58,7 +58,7 @@ def test_an_ingestion_can_be_cancelled_and_leaves_nothing(app_server, page):
     from tests.conftest import shared_file
 
     nvda = shared_file("filings", "NVDA_10K_FY2023.htm")
-    page.goto(app_server["url"])
+    page.goto(f"{app_server['url']}/library")
     wait_for_app(page)
     before = page.locator("body").inner_text()
     page.locator("input[type='file']").set_input_files([str(nvda)])

@@ -21,7 +21,7 @@ MARKER_X_PX = 15
 
 
 def open_app(page, url: str) -> None:
-    """Load the app at its root (the entry script registers the pages) and wait for it."""
+    """Load a page of the app (its root is the home page) and wait for it."""
     # A tall window: the app scrolls inside its own container, so screenshots show what fits.
     page.set_viewport_size({"width": 1400, "height": 2000})
     page.goto(url)
@@ -37,7 +37,7 @@ def go_to(page, name: str) -> None:
 
 def ingest_via_library(page, url: str, path: Path) -> None:
     """Upload one filing on the Library page and wait until it is ingested."""
-    open_app(page, url)
+    open_app(page, f"{url}/library")
     page.locator("input[type='file']").set_input_files([str(path)])
     page.get_by_role("button", name="Ingest").click()
     page.get_by_text("passages in").wait_for(timeout=RUN_TIMEOUT_MS)

@@ -35,7 +35,7 @@ def _peak_rss_mb(pid: int) -> float:
 
 
 def _upload(page, url: str, paths: list[Path]) -> None:
-    open_app(page, url)
+    open_app(page, f"{url}/library")
     page.locator("input[type='file']").set_input_files([str(p) for p in paths])
     page.get_by_role("button", name="Ingest").click()
 
