@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from core.agents.base import AgentDeps
+from core.agents.clauses import item_for, split_clauses
 from core.agents.contracts import FilingInfo, PlannerInput
 from core.agents.plan_tools import ensure_step_ids, normalise_section
-from core.agents.planner import item_for, offline_plan, split_clauses
+from core.agents.planner import offline_plan
 from core.config import Settings
 from core.models import Plan, PlanStep
 
