@@ -39,10 +39,11 @@ def test_a_deep_link_is_the_first_request_of_a_fresh_server(tmp_path, browser) -
         page = browser.new_page(viewport={"width": 1400, "height": 1600})
         page.goto(f"{server['url']}/research?run={run.run_id}")  # nothing was requested before this
         wait_for_app(page)
-        page.get_by_text("Review the plan").first.wait_for(timeout=60_000)
+        # The first request also loads the models: wait until the plan review has been drawn.
+        page.get_by_role("button", name="Approve plan").wait_for(timeout=120_000)
         wait_for_app(page)
         main = page.locator("[data-testid='stMain']").first.inner_text()
-        assert "Research" in main and QUESTION in main
+        assert "Research" in main and QUESTION in main and "Review the plan" in main
         assert page.title() == "Research · Filing Research Workbench"
         assert _sidebar_links(page) == PAGE_LINKS
         screenshot(page, "deep-link-fresh-server")
