@@ -1,8 +1,9 @@
 """PDF pages laid out from PDFium's character boxes: a statement written into a real PDF comes back as rows
-with one cell per period, and prose pages stay plain text."""
+with one cell per period (leader dots between label and values dropped), and prose pages stay plain text."""
 
 from __future__ import annotations
 
+import pytest
 from fpdf import FPDF
 
 from core.ingest.loaders.pdf import extract_pdf_pages, load_pdf
@@ -17,8 +18,9 @@ ROWS = [
 ]
 
 
-def _statement_pdf() -> bytes:
-    """One page of prose, then one page holding a small income statement with right-aligned values."""
+def _statement_pdf(leaders: bool = False) -> bytes:
+    """One page of prose, then one page holding a small income statement with right-aligned values (its
+    labels followed by leader dots when `leaders`)."""
     pdf = FPDF(unit="pt", format="letter")
     pdf.set_font("helvetica", size=10)
     pdf.add_page()
@@ -37,14 +39,15 @@ def _statement_pdf() -> bytes:
     pdf.cell(80, 14, "2024", align="R")
     pdf.cell(80, 14, "2023", align="R", new_x="LMARGIN", new_y="NEXT")
     for label, this_year, last_year in ROWS:
-        pdf.cell(300, 14, label)
+        pdf.cell(300, 14, f"{label} {'.' * (70 - len(label))}" if leaders else label)
         pdf.cell(80, 14, this_year, align="R")
         pdf.cell(80, 14, last_year, align="R", new_x="LMARGIN", new_y="NEXT")
     return bytes(pdf.output())
 
 
-def test_a_statement_page_is_laid_out_and_read_as_rows() -> None:
-    data = _statement_pdf()
+@pytest.mark.parametrize("leaders", [False, True])
+def test_a_statement_page_is_laid_out_and_read_as_rows(leaders: bool) -> None:
+    data = _statement_pdf(leaders)
     pages = extract_pdf_pages(data)
     assert pages.layouts[0] is None  # prose: plain text only
     assert pages.layouts[1] is not None

@@ -19,6 +19,9 @@ CELL_GAP = 1.5
 WORD_GAP = 0.3
 #: Characters whose vertical centres differ by at most this share of their height are on one line.
 LINE_TOLERANCE = 0.4
+#: A run of at least this many leader dots ("Net income ........ 629,551") is a gap between cells, not text.
+MIN_LEADER_DOTS = 3
+_LEADER_DOTS = {".", "·", "…", "․"}
 
 
 @dataclass(slots=True)
@@ -73,10 +76,21 @@ def _lines(chars: list[PageChar]) -> list[list[PageChar]]:
 
 
 def _cells(line: list[PageChar], unit: float) -> list[tuple[str, float, float]]:
-    """The cells of one line as (text, left, right), split where the gap is a column gap."""
+    """The cells of one line as (text, left, right), split where the gap is a column gap or a run of leader
+    dots (the dots themselves are dropped)."""
     cells: list[tuple[list[str], float, float]] = []
-    for char in line:
-        if cells and char.left - cells[-1][2] < CELL_GAP * unit:
+    index = 0
+    after_leader = False
+    while index < len(line):
+        char = line[index]
+        if char.text in _LEADER_DOTS:
+            end = index
+            while end < len(line) and line[end].text in _LEADER_DOTS:
+                end += 1
+            if end - index >= MIN_LEADER_DOTS:
+                index, after_leader = end, True
+                continue
+        if cells and not after_leader and char.left - cells[-1][2] < CELL_GAP * unit:
             text, left, right = cells[-1]
             if char.space_before or char.left - right >= WORD_GAP * unit:
                 text.append(" ")
@@ -84,7 +98,9 @@ def _cells(line: list[PageChar], unit: float) -> list[tuple[str, float, float]]:
             cells[-1] = (text, left, max(right, char.right))
         else:
             cells.append(([char.text], char.left, char.right))
-    return [("".join(text), left, right) for text, left, right in cells]
+        after_leader = False
+        index += 1
+    return [("".join(text).strip(), left, right) for text, left, right in cells]
 
 
 def layout_text(chars: list[PageChar]) -> str:
