@@ -4,7 +4,7 @@ import streamlit as st
 
 from core.service.display import escape_markdown
 from views.components.display import page_link
-from views.components.navigation import APP_TITLE, page_setup
+from views.components.navigation import APP_TITLE, PAGE_BY_LABEL, page_setup
 from views.shared import workbench
 
 page_setup("Home")
@@ -31,17 +31,13 @@ if outdated := bench.outdated_filings():
 
 st.subheader("Quick start")
 steps = [
-    (
-        "pages/library.py",
-        "Library",
-        ":material/folder_open:",
-        "Upload 10-K filings (PDF, EDGAR HTML or text).",
-    ),
-    ("pages/research.py", "Research", ":material/query_stats:", "Ask a question; approve or edit the plan."),
-    ("pages/report.py", "Report", ":material/description:", "Read the cited report and export it."),
-    ("pages/history.py", "History", ":material/history:", "Reopen, resume or compare earlier runs."),
+    ("Library", "Upload 10-K filings (PDF, EDGAR HTML or text)."),
+    ("Research", "Ask a question; approve or edit the plan."),
+    ("Report", "Read the cited report and export it."),
+    ("History", "Reopen, resume or compare earlier runs."),
 ]
-for number, (script, label, icon, what) in enumerate(steps, start=1):
+for number, (label, what) in enumerate(steps, start=1):
+    script, icon = PAGE_BY_LABEL[label]
     left, right = st.columns([1, 4], vertical_alignment="center")
     with left:
         page_link(script, f"{number}. {label}", icon)
@@ -50,5 +46,4 @@ for number, (script, label, icon, what) in enumerate(steps, start=1):
 if filings:
     st.subheader("Filings")
     for filing in filings[:8]:
-        year = f" FY{filing.fiscal_year}" if filing.fiscal_year else ""
-        st.markdown(f"- {escape_markdown(filing.company)} {escape_markdown(filing.form)}{year}")
+        st.markdown(f"- {escape_markdown(filing.label)}")

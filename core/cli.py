@@ -45,7 +45,7 @@ def _ingest_progress(args: argparse.Namespace) -> Callable[[IngestProgress], Non
         if p.stage == "error":
             return  # the command prints the reason itself
         mark = max((m for m in _EMBED_MARKS if p.stage == "embed" and p.fraction >= m), default=0.0)
-        key = (p.filename, p.stage, mark if p.stage == "embed" else 0.0)
+        key = (p.filename, p.stage, mark)
         if key not in seen:
             seen.add(key)
             _say(args, f"[{p.stage}] {p.filename}" + (f": {p.message}" if p.message else ""))
@@ -273,6 +273,12 @@ def record_json(record: RunRecord) -> dict[str, Any]:
     return data
 
 
+def _print_run(record: RunRecord) -> int:
+    """The run as JSON on stdout; exit code 1 when it failed."""
+    _print_json(record_json(record), indent=2)
+    return 1 if record.status == "failed" else 0
+
+
 def _run_progress(args: argparse.Namespace) -> Callable[[RunEvent], None]:
     def show(event: RunEvent) -> None:
         step = f" step {event.step_index + 1}" if event.step_index is not None else ""
@@ -311,8 +317,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     )
     if args.auto_approve and record.status == "awaiting_plan_review":
         record = bench.approve_plan(record.run_id, on_event=on_event)
-    _print_json(record_json(record), indent=2)
-    return 1 if record.status == "failed" else 0
+    return _print_run(record)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -325,8 +330,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         record = bench.approve_plan(args.run_id, plan, on_event=on_event)
     elif record.status in ("paused_after_step", "running", "failed", "cancelled"):
         record = bench.continue_run(args.run_id, plan, on_event=on_event)
-    _print_json(record_json(record), indent=2)
-    return 1 if record.status == "failed" else 0
+    return _print_run(record)
 
 
 def build_parser() -> argparse.ArgumentParser:

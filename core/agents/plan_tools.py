@@ -21,12 +21,10 @@ def normalise_section(section: str | None) -> str | None:
     if not section or not section.strip():
         return None
     text = section.strip()
-    m = _ITEM_RE.match(text)
-    if m:
+    if m := _ITEM_RE.match(text):  # "1a", "Item 1A": an Item, or None when there is no such Item
         return item_label(m.group(1))
-    m = _ITEM_START.match(text)
-    if m and item_label(m.group(1)):
-        return item_label(m.group(1))
+    if (m := _ITEM_START.match(text)) and (label := item_label(m.group(1))):
+        return label
     return _TITLE_TO_ITEM.get(text.lower())
 
 

@@ -23,11 +23,13 @@ PAGES: list[tuple[str, str, str]] = [
     ("pages/evaluate.py", "Evaluate", ":material/analytics:"),
     ("pages/settings.py", "Settings", ":material/settings:"),
 ]
+#: label -> (script, icon)
+PAGE_BY_LABEL: dict[str, tuple[str, str]] = {label: (script, icon) for script, label, icon in PAGES}
 
 
 def page_setup(label: str) -> None:
     """Page configuration, the sidebar of page links and the stylesheet, for the page called `label`."""
-    icon = next((icon for _, name, icon in PAGES if name == label), ":material/query_stats:")
+    _, icon = PAGE_BY_LABEL[label]
     title = APP_TITLE if label == "Home" else f"{label} · {APP_TITLE}"
     st.set_page_config(page_title=title, page_icon=icon, layout="wide")
     with st.sidebar:
