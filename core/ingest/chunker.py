@@ -10,11 +10,10 @@ from itertools import islice
 
 from core.ingest.document import ParsedFiling, Section
 from core.models import Chunk
+from core.text.sentences import sentence_starts
 
 TokenCounter = Callable[[str], int]
 
-# A sentence ends at . ! ? (maybe followed by a closing quote or bracket) before whitespace and a capital.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)\]]*\s+(?=[\"“(\[•A-Z0-9])")
 _WORD = re.compile(r"\S+")
 _ENDS_SENTENCE = re.compile(r"[.!?:;][\"”’)\]]*\s*$")
 
@@ -38,11 +37,6 @@ class _Draft:
     page: int
     kind: str
     units: list[_Unit]
-
-
-def sentence_starts(text: str) -> list[int]:
-    """Offsets where sentences begin in text (0 included)."""
-    return [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
 
 
 class _Words:

@@ -18,6 +18,7 @@ from core.retrieval.lexicon import (
     RISK_WORDS,
     STATEMENT_NAMES,
 )
+from core.text.sentences import split_sentences
 
 # --- instruction boilerplate ----------------------------------------------------------------
 
@@ -61,20 +62,6 @@ _COLON_QUESTION = re.compile(rf"^(?P<lead>.+?):\s*(?P<rest>{_QUESTION_START}.*)$
 _LEAD_CLAUSE = re.compile(
     rf"^(?P<lead>[^,?]{{8,}}),\s*(?P<rest>{_QUESTION_START}.*)$", re.IGNORECASE | re.DOTALL
 )
-_ABBREVIATIONS = re.compile(r"(?:\b(?:U\.S|Inc|Corp|Co|Ltd|No|vs|e\.g|i\.e|Mr|Ms|Dr|St)\.)$")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.?!])\s+(?=[\"'(\[A-Z0-9])")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split text into sentences, keeping abbreviations such as 'U.S.' or 'Inc.' inside."""
-    pieces = [p for p in _SENTENCE_SPLIT.split(text.strip()) if p]
-    merged: list[str] = []
-    for piece in pieces:
-        if merged and _ABBREVIATIONS.search(merged[-1]):
-            merged[-1] = f"{merged[-1]} {piece}"
-        else:
-            merged.append(piece)
-    return merged
 
 
 def is_instruction(clause: str) -> bool:

@@ -184,18 +184,31 @@ _BOILERPLATE_PATTERNS = [
     r"could be materially and adversely affected",
 ]
 _BOILERPLATE_RE = re.compile("|".join(_BOILERPLATE_PATTERNS), re.IGNORECASE)
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+(?=[\"'“(]?[A-Z0-9•])|\n{2,}|\s*•\s+")
+#: A sentence ends at . ! ? (maybe followed by a closing quote or bracket) before whitespace and a capital,
+#: a digit, an opening quote or bracket, or a bullet. Chunks are cut and overlapped at these ends.
+_SENTENCE_END = (
+    r"(?:(?<=[.!?])|(?<=[.!?][\"”’)\]])|(?<=[.!?][\"”’)\]]{2}))\s+(?=[\"“(\[•A-Z0-9])"
+)
+_SENTENCE_END_RE = re.compile(_SENTENCE_END)
+#: Where split_sentences breaks: a sentence end, a semicolon before a capital, a blank line or a bullet.
+_CLAUSE_END_RE = re.compile(rf"{_SENTENCE_END}|(?<=;)\s+(?=[\"'“(]?[A-Z0-9•])|\n{{2,}}|\s*•\s+")
 _ABBREVIATIONS = re.compile(
     r"\b(?:Inc|Corp|Co|Ltd|No|U\.S|e\.g|i\.e|vs|Mr|Ms|Dr|approx|Fig|St)\.$", re.IGNORECASE
 )
 _TOKEN_RE = re.compile(r"[a-z0-9][a-z0-9&'’-]*", re.IGNORECASE)
 
 
+def sentence_starts(text: str) -> list[int]:
+    """Offsets where sentences begin in text (0 included)."""
+    return [0, *(m.end() for m in _SENTENCE_END_RE.finditer(text))]
+
+
 def split_sentences(text: str) -> list[str]:
-    """Split passage text into sentences; each returned sentence is a verbatim substring of `text`."""
+    """Split text into sentences (and clauses, at semicolons and bullets), abbreviations such as 'Inc.' or
+    'U.S.' kept inside; each returned sentence is a verbatim substring of `text`."""
     pieces: list[str] = []
     start = 0
-    for m in _SENTENCE_END_RE.finditer(text):
+    for m in _CLAUSE_END_RE.finditer(text):
         candidate = text[start : m.start()]
         # Do not break after abbreviations such as "Inc." or "U.S.".
         if _ABBREVIATIONS.search(candidate.rstrip()):

@@ -6,9 +6,10 @@ import itertools
 
 import pytest
 
-from core.ingest.chunker import chunk_sections, sentence_starts
+from core.ingest.chunker import chunk_sections
 from core.ingest.parse import parse_filing
 from core.ingest.sections import split_sections
+from core.text.sentences import sentence_starts
 from tests.conftest import SAMPLE_DOCS
 from tests.ingest.conftest import word_count
 

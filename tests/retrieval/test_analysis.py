@@ -8,7 +8,6 @@ from core.retrieval.analysis import (
     analyze_query,
     find_time_expressions,
     is_instruction,
-    split_sentences,
     strip_instructions,
 )
 
@@ -76,14 +75,6 @@ def test_a_plain_question_is_untouched() -> None:
 def test_all_instruction_query_falls_back_to_itself() -> None:
     query = "Round your answer to two decimal places."
     assert strip_instructions(query)[0] == query
-
-
-def test_sentence_split_keeps_abbreviations() -> None:
-    assert split_sentences("Is U.S. revenue up? Yes. See Acme Inc. filings.") == [
-        "Is U.S. revenue up?",
-        "Yes.",
-        "See Acme Inc. filings.",
-    ]
 
 
 @pytest.mark.parametrize(

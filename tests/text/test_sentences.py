@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.text.sentences import content_terms, is_boilerplate, normalise_ws, split_sentences
+from core.text.sentences import content_terms, is_boilerplate, normalise_ws, sentence_starts, split_sentences
 from core.tools.table_rows import table_rows
 
 
@@ -15,6 +15,27 @@ def test_sentences_are_verbatim_and_respect_abbreviations() -> None:
         "We compete.",
     ]
     assert all(s in text for s in sentences)
+
+
+def test_questions_split_like_passages() -> None:
+    assert split_sentences("Is U.S. revenue up? Yes. See Acme Inc. filings.") == [
+        "Is U.S. revenue up?",
+        "Yes.",
+        "See Acme Inc. filings.",
+    ]
+
+
+def test_clauses_split_at_semicolons_and_bullets_but_chunks_only_at_sentence_ends() -> None:
+    text = 'Margins fell; Costs rose. He said "sales grew." (a) Not a sentence end • bullet one'
+    assert split_sentences(text) == [
+        "Margins fell;",
+        "Costs rose.",
+        'He said "sales grew."',
+        "(a) Not a sentence end",
+        "bullet one",
+    ]
+    # Chunks are cut only where a sentence ends: after "rose." and after the closing quote.
+    assert [text[i : i + 3] for i in sentence_starts(text)] == ["Mar", "He ", "(a)"]
 
 
 def test_boilerplate() -> None:
