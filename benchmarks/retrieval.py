@@ -179,9 +179,9 @@ def run_methods(
     pool_k = max(K, retriever.settings.k)
     methods: dict[str, Callable[[], tuple[Hits, str | None]]] = {
         "naive": lambda: (_naive(retriever, naive, q, naive_filter), None),
-        "vector": lambda: _pages(retriever.vector_search(q.question, k=K, filings=filings)),
-        "keyword": lambda: _pages(retriever.keyword_search(q.question, k=K, filings=filings)),
-        "hybrid": lambda: _pages(retriever.hybrid_search(q.question, k=K, filings=filings)),
+        "vector": lambda: _pages(retriever.strategy_search("vector", q.question, k=K, filings=filings)),
+        "keyword": lambda: _pages(retriever.strategy_search("keyword", q.question, k=K, filings=filings)),
+        "hybrid": lambda: _pages(retriever.strategy_search("hybrid", q.question, k=K, filings=filings)),
         # The funnel as the product runs it: settings.k candidates reranked down to the K we score.
         "hybrid+rerank": lambda: _pages(
             retriever.search(q.question, strategy="hybrid", k=pool_k, top_n=K, filings=filings)

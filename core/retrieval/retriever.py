@@ -160,67 +160,49 @@ class Retriever:
 
     # --- the three searches -----------------------------------------------------------------
 
-    def _prepare(
+    def strategy_search(
         self,
+        strategy: Strategy,
         query: str,
-        k: int | None,
-        section: str | None,
-        filings: list[str] | None,
-        analysis: QueryAnalysis | None,
-    ) -> tuple[int, QueryAnalysis, SearchScope]:
-        """What every search needs first: k, the query analysis and the filtered (maybe widened) scope."""
+        k: int | None = None,
+        section: str | None = None,
+        filings: list[str] | None = None,
+        analysis: QueryAnalysis | None = None,
+    ) -> SearchResult:
+        """One search by the given strategy within the filters, without routing or rerank.
+
+        vector: nearest chunks by cosine similarity of the information need (+ line items);
+        keyword: BM25 over the core query (instructions removed);
+        hybrid: weighted reciprocal rank fusion of those two rankings.
+        """
+        started = time.perf_counter()
         k = self._k(k)
-        return k, analysis or analyze_query(query), resolve_scope(self.store.catalog, filings, section, k)
+        analysis = analysis or analyze_query(query)
+        scope = resolve_scope(self.store.catalog, filings, section, k)
+        ranked = {
+            "vector": self._vector_ranked,
+            "keyword": self._keyword_ranked,
+            "hybrid": self._hybrid_ranked,
+        }[strategy](analysis, k, scope)
+        result = self._result(query, strategy, ranked, scope, section, filings)
+        result.seconds = time.perf_counter() - started
+        return result
 
-    def vector_search(
-        self,
-        query: str,
-        k: int | None = None,
-        section: str | None = None,
-        filings: list[str] | None = None,
-        analysis: QueryAnalysis | None = None,
-    ) -> SearchResult:
-        """Nearest chunks by cosine similarity of the information need (+ line items), within the filters."""
-        started = time.perf_counter()
-        k, analysis, scope = self._prepare(query, k, section, filings, analysis)
+    def _vector_ranked(
+        self, analysis: QueryAnalysis, k: int, scope: SearchScope
+    ) -> list[tuple[str, StageScores, float]]:
         ranking = self._vector_ranking(vector_query_text(analysis), k, scope)
-        ranked = [
-            (cid, StageScores(vector=s, vector_rank=r), s) for r, (cid, s) in enumerate(ranking, start=1)
-        ]
-        result = self._result(query, "vector", ranked, scope, section, filings)
-        result.seconds = time.perf_counter() - started
-        return result
+        return [(cid, StageScores(vector=s, vector_rank=r), s) for r, (cid, s) in enumerate(ranking, start=1)]
 
-    def keyword_search(
-        self,
-        query: str,
-        k: int | None = None,
-        section: str | None = None,
-        filings: list[str] | None = None,
-        analysis: QueryAnalysis | None = None,
-    ) -> SearchResult:
-        """BM25 over the core query (instructions removed), within the same filters."""
-        started = time.perf_counter()
-        k, analysis, scope = self._prepare(query, k, section, filings, analysis)
+    def _keyword_ranked(
+        self, analysis: QueryAnalysis, k: int, scope: SearchScope
+    ) -> list[tuple[str, StageScores, float]]:
         ranking = self._keyword_ranking(keyword_query_tokens(analysis), k, scope)
-        ranked = [
-            (cid, StageScores(bm25=s, keyword_rank=r), s) for r, (cid, s) in enumerate(ranking, start=1)
-        ]
-        result = self._result(query, "keyword", ranked, scope, section, filings)
-        result.seconds = time.perf_counter() - started
-        return result
+        return [(cid, StageScores(bm25=s, keyword_rank=r), s) for r, (cid, s) in enumerate(ranking, start=1)]
 
-    def hybrid_search(
-        self,
-        query: str,
-        k: int | None = None,
-        section: str | None = None,
-        filings: list[str] | None = None,
-        analysis: QueryAnalysis | None = None,
-    ) -> SearchResult:
-        """Weighted reciprocal rank fusion of the vector and keyword rankings, same filters."""
-        started = time.perf_counter()
-        k, analysis, scope = self._prepare(query, k, section, filings, analysis)
+    def _hybrid_ranked(
+        self, analysis: QueryAnalysis, k: int, scope: SearchScope
+    ) -> list[tuple[str, StageScores, float]]:
         depth = k * FUSION_DEPTH
         vector = self._vector_ranking(vector_query_text(analysis), depth, scope)
         keyword = self._keyword_ranking(keyword_query_tokens(analysis), depth, scope)
@@ -239,9 +221,7 @@ class Retriever:
             if cid in kw_at:
                 stage.keyword_rank, stage.bm25 = kw_at[cid]
             ranked.append((cid, stage, score))
-        result = self._result(query, "hybrid", ranked, scope, section, filings)
-        result.seconds = time.perf_counter() - started
-        return result
+        return ranked
 
     # --- the funnel -------------------------------------------------------------------------
 
@@ -322,10 +302,7 @@ class Retriever:
             justification = decision.justification
         else:
             chosen, justification = strategy, f"Chose {strategy}: set explicitly."
-        search = {"vector": self.vector_search, "keyword": self.keyword_search, "hybrid": self.hybrid_search}[
-            chosen
-        ]
-        result = search(query, k=k, section=section, filings=filings, analysis=analysis)
+        result = self.strategy_search(chosen, query, k=k, section=section, filings=filings, analysis=analysis)
         self._add_statement_pages(result, analysis, section, filings or [f.filing_id for f in library])
         result.justification = f"{justification} {route_note}" if route_note else justification
         result.route_note = route_note

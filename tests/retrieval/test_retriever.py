@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from core.models import STRATEGIES
 from core.retrieval.local_rerank import LocalReranker
 from core.retrieval.retriever import Retriever
-
-SEARCHES = ["vector_search", "keyword_search", "hybrid_search"]
 
 
 @pytest.fixture(scope="module")
@@ -15,34 +14,34 @@ def retriever(small_store) -> Retriever:
     return Retriever(small_store, reranker=LocalReranker(small_store.embedder, vectors=small_store.vectors))
 
 
-@pytest.mark.parametrize("method", SEARCHES)
-def test_section_and_filing_filters_apply_to_every_search(retriever: Retriever, method: str) -> None:
-    result = getattr(retriever, method)("competition risk", k=3, section="Item 1A", filings=["acme"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_section_and_filing_filters_apply_to_every_search(retriever: Retriever, strategy: str) -> None:
+    result = retriever.strategy_search(strategy, "competition risk", k=3, section="Item 1A", filings=["acme"])
     assert result.candidates, "the filtered slice has matching passages"
     assert all(c.chunk.filing_id == "acme" and c.chunk.section == "Item 1A" for c in result.candidates)
     assert not result.widened and result.widen_note is None
     assert result.section_filter == "Item 1A" and result.filing_filter == ["acme"]
 
 
-@pytest.mark.parametrize("method", SEARCHES)
-def test_filing_filter_alone(retriever: Retriever, method: str) -> None:
-    result = getattr(retriever, method)("Beta robot sales competition", k=3, filings=["beta"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_filing_filter_alone(retriever: Retriever, strategy: str) -> None:
+    result = retriever.strategy_search(strategy, "Beta robot sales competition", k=3, filings=["beta"])
     assert result.candidates and all(c.chunk.filing_id == "beta" for c in result.candidates)
-    unfiltered = getattr(retriever, method)("competition", k=15)
+    unfiltered = retriever.strategy_search(strategy, "competition", k=15)
     assert {c.chunk.filing_id for c in unfiltered.candidates} == {"acme", "beta"}
 
 
-@pytest.mark.parametrize("method", SEARCHES)
-def test_section_filter_across_all_filings(retriever: Retriever, method: str) -> None:
-    result = getattr(retriever, method)("competition risk factors", k=5, section="Item 1A")
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_section_filter_across_all_filings(retriever: Retriever, strategy: str) -> None:
+    result = retriever.strategy_search(strategy, "competition risk factors", k=5, section="Item 1A")
     assert len(result.candidates) == 5
     assert all(c.chunk.section == "Item 1A" for c in result.candidates)
     assert {c.chunk.filing_id for c in result.candidates} == {"acme", "beta"}
 
 
-@pytest.mark.parametrize("method", SEARCHES)
-def test_too_few_section_chunks_widens_to_the_filing(retriever: Retriever, method: str) -> None:
-    result = getattr(retriever, method)("competition", k=6, section="Item 1A", filings=["acme"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_too_few_section_chunks_widens_to_the_filing(retriever: Retriever, strategy: str) -> None:
+    result = retriever.strategy_search(strategy, "competition", k=6, section="Item 1A", filings=["acme"])
     assert result.widened and "Item 1A" in result.widen_note and "3 passages" in result.widen_note
     sections = [c.chunk.section for c in result.candidates]
     assert len(sections) == 6 and all(c.chunk.filing_id == "acme" for c in result.candidates)
@@ -69,15 +68,19 @@ def test_widened_candidates_are_evidence_only_when_the_item_runs_out(
         assert [c.scores.rerank_rank for c in result.chunks] == list(range(1, top_n + 1))
 
 
-@pytest.mark.parametrize("method", SEARCHES)
-def test_missing_section_searches_that_filing_whole(retriever: Retriever, method: str) -> None:
-    result = getattr(retriever, method)("revenue in fiscal 2023", k=2, section="Item 7", filings=["beta"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_missing_section_searches_that_filing_whole(retriever: Retriever, strategy: str) -> None:
+    result = retriever.strategy_search(
+        strategy, "revenue in fiscal 2023", k=2, section="Item 7", filings=["beta"]
+    )
     assert result.widened and "Beta Inc" in result.widen_note and "Item 7" in result.widen_note
     assert result.candidates and all(c.chunk.filing_id == "beta" for c in result.candidates)
 
 
 def test_mixed_filings_keep_the_filter_where_it_exists(retriever: Retriever) -> None:
-    result = retriever.keyword_search("revenue fiscal 2023", k=3, section="Item 7", filings=["acme", "beta"])
+    result = retriever.strategy_search(
+        "keyword", "revenue fiscal 2023", k=3, section="Item 7", filings=["acme", "beta"]
+    )
     assert result.widened and "Beta Inc" in result.widen_note
     for c in result.candidates:
         assert c.chunk.filing_id == "beta" or c.chunk.section == "Item 7"
@@ -85,19 +88,19 @@ def test_mixed_filings_keep_the_filter_where_it_exists(retriever: Retriever) -> 
 
 
 def test_stage_scores_are_recorded(retriever: Retriever) -> None:
-    vector = retriever.vector_search("operating margin pressure", k=3, filings=["acme"])
+    vector = retriever.strategy_search("vector", "operating margin pressure", k=3, filings=["acme"])
     assert [c.scores.vector_rank for c in vector.candidates] == [1, 2, 3]
     assert vector.candidates[0].scores.vector >= vector.candidates[-1].scores.vector
-    keyword = retriever.keyword_search("operating margin", k=3, filings=["acme"])
+    keyword = retriever.strategy_search("keyword", "operating margin", k=3, filings=["acme"])
     assert keyword.candidates[0].scores.keyword_rank == 1 and keyword.candidates[0].scores.bm25 > 0
     assert "margin" in keyword.candidates[0].chunk.text.lower()
-    hybrid = retriever.hybrid_search("operating margin", k=3, filings=["acme"])
+    hybrid = retriever.strategy_search("hybrid", "operating margin", k=3, filings=["acme"])
     top = hybrid.candidates[0].scores
     assert top.fused_rank == 1 and top.fused > 0 and top.vector_rank and top.keyword_rank
 
 
 def test_numbers_match_in_keyword_search(retriever: Retriever) -> None:
-    result = retriever.keyword_search("What was the 1,577 figure?", k=1)
+    result = retriever.strategy_search("keyword", "What was the 1,577 figure?", k=1)
     assert "$1,577" in result.candidates[0].chunk.text
 
 
@@ -132,9 +135,9 @@ def test_default_reranker_is_named_and_fallback_recorded(small_store) -> None:
         assert "local scorer" in result.reranker and retriever.fallback.component == "reranker"
 
 
-@pytest.mark.parametrize("method", SEARCHES)
-def test_section_over_all_filings_when_one_lacks_it(retriever: Retriever, method: str) -> None:
-    result = getattr(retriever, method)("revenue in fiscal 2023", k=3, section="Item 7")
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_section_over_all_filings_when_one_lacks_it(retriever: Retriever, strategy: str) -> None:
+    result = retriever.strategy_search(strategy, "revenue in fiscal 2023", k=3, section="Item 7")
     assert result.widened and "Beta Inc" in result.widen_note and "Acme" not in result.widen_note
     for c in result.candidates:
         assert c.chunk.filing_id == "beta" or c.chunk.section == "Item 7"
