@@ -160,3 +160,11 @@ def report_fallbacks(
             message=f"{fb.component} -> {fb.used}: {fb.reason}",
             data=fb.model_dump(mode="json"),
         )
+
+
+def steps_update(
+    runtime: Runtime[ResearchDeps], state: ResearchState, adeps: AgentDeps, node: str, steps: list[StepRecord]
+) -> dict[str, Any]:
+    """The usual end of a step node: its fallbacks reported, then the new step records and agent outputs."""
+    report_fallbacks(runtime, state, adeps, node)
+    return {"steps": dump_steps(steps), **agent_outputs(adeps)}

@@ -19,6 +19,7 @@ from core.graph.node_support import (
     load_plan,
     load_steps,
     report_fallbacks,
+    steps_update,
 )
 from core.graph.nodes_plan import filing_infos
 from core.graph.plan_growth import add_follow_ups, handled_gaps
@@ -55,8 +56,7 @@ def distil_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     known = [set(content_terms(c)) for c in known_claims]
     new_claims = sum(1 for c in cards if c.evidence_ids and _is_new(c.claim, known))
     steps[index] = rec.model_copy(update={"cards": cards, "new_claims": new_claims})
-    report_fallbacks(runtime, state, adeps, "distil_evidence")
-    return {"steps": dump_steps(steps), **agent_outputs(adeps)}
+    return steps_update(runtime, state, adeps, "distil_evidence", steps)
 
 
 @instrumented("reflect_on_step")
@@ -86,8 +86,7 @@ def reflect_on_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     if structural:
         note = note.model_copy(update={"gaps": [*note.gaps, *structural]})
     steps[index] = rec.model_copy(update={"note": note})
-    report_fallbacks(runtime, state, adeps, "reflect_on_step")
-    return {"steps": dump_steps(steps), **agent_outputs(adeps)}
+    return steps_update(runtime, state, adeps, "reflect_on_step", steps)
 
 
 @instrumented("decide_next")

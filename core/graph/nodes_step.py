@@ -20,6 +20,7 @@ from core.graph.node_support import (
     load_plan,
     load_steps,
     report_fallbacks,
+    steps_update,
     unexpected_failure,
 )
 from core.graph.nodes_plan import filing_infos
@@ -92,8 +93,7 @@ def rewrite_query(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[
         attempt=(previous.attempt + 1) if previous else 1,
     )
     steps = [*steps[:index], record, *steps[index + 1 :]]
-    report_fallbacks(runtime, state, adeps, "rewrite_query")
-    return {"steps": dump_steps(steps), **agent_outputs(adeps)}
+    return steps_update(runtime, state, adeps, "rewrite_query", steps)
 
 
 @instrumented("choose_strategy")
