@@ -14,7 +14,9 @@ from core.text.sentences import normalise_ws
 #: A citation mark in an answer: "[3]" or "[3, 4]" ("[3][4]" is two marks); never an escaped bracket ("\\[3]")
 #: or a Markdown link ("[3](…)"). The one definition: the validator and the renderers both use it.
 CITATION_MARK = re.compile(r"(?<!\\)\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()")
-_SOURCES_RE = re.compile(r"^#{1,6}\s+Sources\b", re.I)
+#: The heading of an answer's Sources list, and one entry of that list ("- [3] …").
+SOURCES_HEADING = re.compile(r"^#{1,6}\s+Sources\b", re.I | re.M)
+SOURCE_ENTRY = re.compile(r"^\s*-\s*\[(\d+)\]")
 _FLAG = " ⚠ *unsupported: citation removed*"
 
 
@@ -26,6 +28,12 @@ def mark_numbers(mark: re.Match[str]) -> list[int]:
 def cited_numbers(text: str) -> list[int]:
     """Every citation number in the text, in order (repeats kept)."""
     return [n for mark in CITATION_MARK.finditer(text) for n in mark_numbers(mark)]
+
+
+def answer_body(answer: str) -> str:
+    """The answer without its Sources list (quotes repeated there are not statements)."""
+    m = SOURCES_HEADING.search(answer)
+    return answer[: m.start()] if m else answer
 
 
 def _keep_valid(mark: re.Match[str], valid: set[int]) -> str:
@@ -128,10 +136,10 @@ def validate_answer(
     unsupported: list[str] = []
     in_sources = False
     for line in answer.splitlines():
-        if _SOURCES_RE.match(line.strip()):
+        if SOURCES_HEADING.match(line.strip()):
             in_sources = True
         if in_sources:
-            m = re.match(r"^\s*-\s*\[(\d+)\]", line)
+            m = SOURCE_ENTRY.match(line)
             if m and int(m.group(1)) not in valid:
                 continue
             out_lines.append(line)

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from core.agents.base import AgentDeps
 from core.agents.structured import structured_call
-from core.evaluation.metrics import answer_part
+from core.citations import answer_body
 from core.models import EvalQuestion, MetricValue, SystemAnswer
 from core.prompts import (
     JUDGE_CONTEXT_HUMAN,
@@ -58,7 +58,7 @@ def llm_metrics(question: EvalQuestion, answer: SystemAnswer, deps: AgentDeps) -
     A judgement that fails (transport or invalid output) gives None with the reason, never a guess.
     """
     values: list[MetricValue] = []
-    text = answer_part(answer.answer)[:6000]
+    text = answer_body(answer.answer)[:6000]
     try:
         verdict = structured_call(
             deps,

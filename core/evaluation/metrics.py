@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from core.citations import quote_in_text
+from core.citations import CITATION_MARK, answer_body, cited_numbers, quote_in_text
 from core.evaluation.numbers import matched_numbers, quantities, same_quantity
 from core.models import Citation, EvalContext, EvalQuestion, MetricValue, SystemAnswer
 from core.text.sentences import content_terms
@@ -51,8 +51,6 @@ KEY_METRICS = [
 TEXT_MATCH = 0.6
 #: A claim is supported when this share of its content words is in the passages it cites.
 CLAIM_SUPPORT = 0.5
-_SOURCES_RE = re.compile(r"^#{1,6}\s+Sources\b", re.M)
-_CITE_RE = re.compile(r"(?<!\\)\[(\d+)\]")
 _REFUSAL_RE = re.compile(
     r"\b(not (found|reported|disclosed|stated)|no supporting passage|nothing in .* answered|cannot be (determined|found))\b",
     re.I,
@@ -131,15 +129,9 @@ def gold_page_hit(question: EvalQuestion, contexts: list[EvalContext], filing_id
     return float(any(found)) if found else None
 
 
-def answer_part(answer: str) -> str:
-    """The answer without its Sources list (quotes repeated there are not statements)."""
-    m = _SOURCES_RE.search(answer)
-    return answer[: m.start()] if m else answer
-
-
 def headline(answer: str) -> str:
     """The answer stated first: what comes before the first section heading (or the first paragraph)."""
-    body = re.sub(r"^#{1,6}\s+Answer\s*\n", "", answer_part(answer).strip())
+    body = re.sub(r"^#{1,6}\s+Answer\s*\n", "", answer_body(answer).strip())
     m = re.search(r"^#{1,6}\s", body, re.M)
     return body[: m.start()] if m else body.split("\n\n", 1)[0]
 
@@ -147,12 +139,11 @@ def headline(answer: str) -> str:
 def claims(answer: str) -> list[tuple[str, list[int]]]:
     """(claim text, citation numbers) for each claim line of the answer (bullets and sentences)."""
     out: list[tuple[str, list[int]]] = []
-    for line in answer_part(answer).splitlines():
+    for line in answer_body(answer).splitlines():
         text = line.strip()
         if not text or text.startswith("#") or (text.startswith("_") and text.endswith("_")):
             continue
-        numbers = [int(n) for n in _CITE_RE.findall(text)]
-        out.append((_CITE_RE.sub("", text).strip("-* ").strip(), numbers))
+        out.append((CITATION_MARK.sub("", text).strip("-* ").strip(), cited_numbers(text)))
     return out
 
 
@@ -237,9 +228,9 @@ def reference_metrics(
     contexts = answer.contexts
     numeric = is_numeric(question.answer)
     head_hits, gold_n = matched_numbers(question.answer, headline(answer.answer))
-    all_hits, _ = matched_numbers(question.answer, answer_part(answer.answer))
+    all_hits, _ = matched_numbers(question.answer, answer_body(answer.answer))
     number_match = float(head_hits > 0) if numeric else None
-    f1 = token_f1(question.answer, answer_part(answer.answer))
+    f1 = token_f1(question.answer, answer_body(answer.answer))
     values = [
         (
             "context_precision",

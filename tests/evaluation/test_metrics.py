@@ -102,6 +102,11 @@ def test_faithfulness_and_citation_validity():
         "## Answer\n\n- **Ratio: 20.78** — 32,765 / 1,577 = 20.78 [1][2]\n", {1: ("c1", "a"), 2: ("c2", "b")}
     )
     assert faithfulness(computed, chunks) == 1.0
+    # A grouped mark cites each of its numbers, as the report validator reads it.
+    grouped = _answer(
+        "## Answer\n\n- **Ratio: 20.78** — 32,765 / 1,577 = 20.78 [1, 2]\n", {1: ("c1", "a"), 2: ("c2", "b")}
+    )
+    assert faithfulness(grouped, chunks) == 1.0
     assert citation_validity(good.citations, chunks) == 1.0
     assert citation_validity(bad.citations + half.citations, chunks) == pytest.approx(2 / 3)
     assert citation_validity([], chunks) is None
