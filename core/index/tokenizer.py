@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from core.models import ITEM_NUMBER
+
 _STOPWORD_TEXT = """
     a about above after again against all also am an and any are as at be because been before being
     below between both but by can could did do does doing down during each either else etc few for from
@@ -19,8 +21,8 @@ STOPWORDS: frozenset[str] = frozenset(_STOPWORD_TEXT.split())
 
 # One pass over the lower-cased text; the alternation order matters: the most specific forms first.
 _TOKEN_RE = re.compile(
+    rf"(?P<item>\bitem\s+{ITEM_NUMBER}\b)"  # "Item 1A" -> item_1a
     r"""
-    (?P<item>\bitem\s+\d{1,2}[a-c]?\b)                        # "Item 1A" -> item_1a
     | (?P<form>\b(?:10-k|10-q|8-k|20-f|40-f|s-1|def\s?14a)\b) # SEC form types stay whole
     | (?P<fy>\bfy\s?'?(?:\d{4}|\d{2})\b)                      # FY2023, FY23, FY'23 -> fy2023 + 2023
     | (?P<alnum>\b\d+[a-z][a-z0-9]*\b)                         # "3m", "1st", "2h"

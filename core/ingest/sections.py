@@ -23,6 +23,8 @@ _ALT_TITLES: dict[str, tuple[str, ...]] = {
     "Item 15": ("Exhibits, Financial Statement Schedules", "Exhibits"),
 }
 
+# Headings are the one place an Item number may be printed with a space before its letter ("Item 1 A"),
+# so this pattern spells the number itself instead of using models.ITEM_NUMBER.
 _ITEM_RE = re.compile(
     r"^\s*items?\s*(\d{1,2})\s?([a-c])?(?![\w])"  # "Item 7", "ITEM 1A", "Items 1"
     r"(?:\s*(?:and|&|,|through|to|-|–)\s*(?:items?\s*)?\d{1,2}[a-c]?(?![\w]))?"  # "Items 1 and 2"

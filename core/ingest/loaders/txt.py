@@ -8,6 +8,7 @@ import unicodedata
 from core.ingest.document import RawBlock
 from core.ingest.errors import IngestError
 from core.ingest.sections import is_heading_line, is_page_number, match_item_heading, title_matches
+from core.models import ITEM_NUMBER
 
 # Unicode spaces (NBSP, thin, em…) and zero-width characters that EDGAR documents are full of.
 _SPACES = re.compile(r"[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\t\v]")
@@ -16,12 +17,12 @@ _BLANK_RUNS = re.compile(r" {2,}")
 # PDF extraction sometimes glues a heading onto the previous sentence: "…MN 55423.Item 1A. Risk Factors."
 _GLUED_HEADING = re.compile(
     r"(?:(?<=[A-Za-z0-9)”][.:])|(?<=Contents))[ \t\u00a0]*"
-    r"(?=(?:ITEM|Item)[ \u00a0]+\d{1,2}[A-C]?(?:[.:—–]\s*|[ \u00a0]{2,})[A-Z])"
+    rf"(?=(?:ITEM|Item)[ \u00a0]+{ITEM_NUMBER}(?:[.:—–]\s*|[ \u00a0]{{2,}})[A-Z])"
 )
 # Contents pages flattened into one line: "Business 5 Item 1A. Risk Factors 15 Item 1B. …".
-_TOC_GLUE = re.compile(r"(?<=\d)[ \t\u00a0]+(?=(?:Item|ITEM)[ \u00a0]+\d{1,2}[A-C]?\.|PART[ \u00a0]+I)")
+_TOC_GLUE = re.compile(rf"(?<=\d)[ \t\u00a0]+(?=(?:Item|ITEM)[ \u00a0]+{ITEM_NUMBER}\.|PART[ \u00a0]+I)")
 # "Item" and its number on separate lines, as some PDFs print every word on its own line.
-_SPLIT_ITEM = re.compile(r"(?im)^([ \t\u00a0]*items?)[ \t\u00a0]*\n[ \t\u00a0]*(\d{1,2}[A-C]?[.:—–])")
+_SPLIT_ITEM = re.compile(rf"(?im)^([ \t\u00a0]*items?)[ \t\u00a0]*\n[ \t\u00a0]*({ITEM_NUMBER}[.:—–])")
 
 
 def decode_text(data: bytes) -> str:
@@ -137,7 +138,7 @@ def _take_title_lines(lines: list[str], index: int, item: str, heading: list[str
 
 
 _REFLOW_LINE_CHARS = 5000
-_FLAT_HEADING = re.compile(r"\s+(?=(?:ITEM\s+\d{1,2}[A-C]?\.|PART\s+I{1,3}V?\b)\s+[A-Z][A-Z’',]{2,}\b)")
+_FLAT_HEADING = re.compile(rf"\s+(?=(?:ITEM\s+{ITEM_NUMBER}\.|PART\s+I{{1,3}}V?\b)\s+[A-Z][A-Z’',]{{2,}}\b)")
 
 
 def split_pages(text: str) -> list[str]:
