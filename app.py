@@ -4,15 +4,12 @@ import streamlit as st
 
 from core.service.display import escape_markdown
 from views.components.display import page_link
-from views.components.navigation import APP_TITLE, PAGE_BY_LABEL, page_setup
-from views.shared import workbench
+from views.components.navigation import PAGE_BY_LABEL, page_setup
 
-page_setup("Home")
-bench = workbench()
-st.title(APP_TITLE)
-st.caption(
+bench = page_setup(
+    "Home",
     "Ask a multi-hop question about 10-K filings, approve the research plan, watch each step search, "
-    "rerank and read the filings, and export a report whose every claim cites filing, Item, page and passage."
+    "rerank and read the filings, and export a report whose every claim cites filing, Item, page and passage.",
 )
 
 filings = bench.filings()

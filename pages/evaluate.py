@@ -10,7 +10,6 @@ from core.service.display import answer_html
 from views.components.display import show_error
 from views.components.eval_views import downloads, results_frame, show_question, show_summary
 from views.components.navigation import page_setup
-from views.shared import workbench
 
 SETS = {
     "sample": "Sample filing (Northwind, 14 questions)",
@@ -23,14 +22,12 @@ SYSTEM_HELP = {
     "deep": "the full research loop, plan approved as proposed",
 }
 
-page_setup("Evaluate")
-bench = workbench()
-st.title("Evaluate")
-st.caption(
+bench = page_setup(
+    "Evaluate",
     "Does the research loop find and state more than simpler systems? Run a question set with known answers "
     "through a naive RAG baseline, one search of the raw question, and the deep loop; compare context "
     "precision and recall, faithfulness and answer correctness (RAGAS's metrics, judged against the ground "
-    "truth, or by your LLM), citations and time. Filings are ingested into a separate evaluation workspace."
+    "truth, or by your LLM), citations and time. Filings are ingested into a separate evaluation workspace.",
 )
 
 with st.form("eval-form"):

@@ -9,17 +9,14 @@ from core.models import RunSummary
 from core.service import RunBusy
 from views.components.display import STATUS_BADGES, engine_label, show_error
 from views.components.navigation import page_setup
-from views.shared import workbench
 
 RESUMABLE = ("paused_after_step", "running", "failed", "cancelled")
 
-page_setup("History")
-bench = workbench()
-st.title("History")
-st.caption(
+bench = page_setup(
+    "History",
     "Past research runs, newest first, read from the run checkpoints in the data directory. Open a run to "
     "see its steps and answer (a run that is running now shows its live progress); resume one that "
-    "paused, was cancelled or was interrupted."
+    "paused, was cancelled or was interrupted.",
 )
 
 runs = bench.list_runs()

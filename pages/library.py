@@ -8,7 +8,6 @@ import streamlit as st
 from core.models import IngestProgress
 from core.service.display import escape_markdown
 from views.components.navigation import page_setup
-from views.shared import workbench
 
 # Set by the Cancel button shown while files are ingested; read once on the rerun it causes.
 CANCELLED = "ingest-cancelled"
@@ -40,12 +39,10 @@ def progress_bars(names: list[str]):
     return show
 
 
-page_setup("Library")
-bench = workbench()
-st.title("Library")
-st.caption(
+bench = page_setup(
+    "Library",
     "Upload 10-K filings (EDGAR HTML, PDF or plain text). Each filing is split by 10-K Item, "
-    "indexed for vector and keyword search, and kept in the local data directory."
+    "indexed for vector and keyword search, and kept in the local data directory.",
 )
 
 if repairs := bench.startup_repairs():

@@ -13,14 +13,11 @@ from views.components.navigation import page_setup
 from views.components.question_form import question_form
 from views.components.run_header import run_header
 from views.components.run_views import Action, interrupted, plan_review, results, step_review
-from views.shared import workbench
 
-page_setup("Research")
-bench = workbench()
-st.title("Research")
-st.caption(
+bench = page_setup(
+    "Research",
     "Ask a multi-hop question about your filings. Review the plan, run it step by step, "
-    "and read an answer in which every claim cites a filing, Item, page and passage."
+    "and read an answer in which every claim cites a filing, Item, page and passage.",
 )
 
 # --- Which run: the URL holds its id, so a reload (or a shared link) shows the same run -----------

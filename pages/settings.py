@@ -10,22 +10,19 @@ from pydantic import SecretStr, ValidationError
 from core.config import Settings
 from core.service.display import escape_markdown
 from views.components.navigation import page_setup
-from views.shared import workbench
 
 log = logging.getLogger(__name__)
 
 PROVIDERS = {"offline": "Offline engine (no LLM, no key)", "openai": "OpenAI or OpenAI-compatible server"}
 
-page_setup("Settings")
-bench = workbench()
-current = bench.settings
-st.title("Settings")
-st.caption(
+bench = page_setup(
+    "Settings",
     "Changes apply as soon as you save them, for every page and the next research run, and are kept in the "
     "data directory for the next start. An API key typed here is kept in memory only, until the app stops; "
     "set WORKBENCH_LLM_API_KEY to provide one at every start. A WORKBENCH_* environment variable always "
-    "wins over a saved value."
+    "wins over a saved value.",
 )
+current = bench.settings
 
 
 def masked(secret: SecretStr | None) -> str:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.service import Workbench
 from views.components.display import inject_css, page_link
+from views.shared import workbench
 
 APP_TITLE = "Filing Research Workbench"
 
@@ -27,8 +29,9 @@ PAGES: list[tuple[str, str, str]] = [
 PAGE_BY_LABEL: dict[str, tuple[str, str]] = {label: (script, icon) for script, label, icon in PAGES}
 
 
-def page_setup(label: str) -> None:
-    """Page configuration, the sidebar of page links and the stylesheet, for the page called `label`."""
+def page_setup(label: str, caption: str) -> Workbench:
+    """Start the page called `label`: its configuration, the sidebar of page links, the stylesheet, its
+    title and caption; returns the workbench of this process."""
     _, icon = PAGE_BY_LABEL[label]
     title = APP_TITLE if label == "Home" else f"{label} · {APP_TITLE}"
     st.set_page_config(page_title=title, page_icon=icon, layout="wide")
@@ -37,3 +40,6 @@ def page_setup(label: str) -> None:
         for script, name, page_icon in PAGES:
             page_link(script, name, page_icon)
     inject_css()
+    st.title(APP_TITLE if label == "Home" else label)
+    st.caption(caption)
+    return workbench()
