@@ -141,7 +141,7 @@ class Evaluator:
         if self.library is not None:
             for filing in self.library.filings():
                 if filing.filename.lower() == name.lower():
-                    path = self.library.settings.uploads_dir / f"{filing.filing_id}.{filing.source_type}"
+                    path = self.library.store.original_path(filing)
                     return path.read_bytes() if path.exists() else None
         return None
 

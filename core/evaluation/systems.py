@@ -71,7 +71,7 @@ class NaiveIndex:
         """Index a filing's pages as 1,000-character pieces (from its stored original); returns the count."""
         if self.has(filing.filing_id):
             return self.vectors.count([filing.filing_id])
-        path = self.bench.settings.uploads_dir / f"{filing.filing_id}.{filing.source_type}"
+        path = self.bench.store.original_path(filing)
         chunks = naive_pieces(
             path.read_bytes(), filing.filename, filing.filing_id, f"naive-{filing.filing_id[:16]}"
         )

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -53,6 +54,10 @@ class IndexStore:
             embedding_cache=EmbeddingCache(settings.embedding_cache_path),
         )
 
+    def original_path(self, filing: Filing) -> Path:
+        """Where the filing's original file is kept (named by its content hash, never by the upload name)."""
+        return self.settings.uploads_dir / f"{filing.filing_id}.{filing.source_type}"
+
     def add_filing(
         self,
         filing: Filing,
@@ -70,7 +75,7 @@ class IndexStore:
         vectors and postings are rebuilt from them and the stored original stays. A process killed mid-way
         leaves stores that `repair` makes agree with the catalog again at the next start.
         """
-        upload = self.settings.uploads_dir / f"{filing.filing_id}.{filing.source_type}"
+        upload = self.original_path(filing)
         with self.write_lock, self.writing(filing.filing_id):
             try:
                 with self.catalog.transaction() as conn:

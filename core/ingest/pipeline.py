@@ -205,7 +205,7 @@ def reindex_filing(
     if old is None:
         return IngestResult(filename=filing_id, ok=False, error="This filing is no longer in the library.")
     progress = _Progress(old.filename, on_progress)
-    original = store.settings.uploads_dir / f"{filing_id}.{old.source_type}"
+    original = store.original_path(old)
     try:
         data = original.read_bytes()
     except OSError:
