@@ -55,6 +55,7 @@ bench: setup-dev
 	$(PY) benchmarks/retrieval.py
 	$(PY) benchmarks/research.py
 	$(PY) benchmarks/evaluation.py
+	$(PY) benchmarks/soak.py
 
 clean:
 	rm -rf $(VENV) $(DATA_DIR) .pytest_cache .ruff_cache
