@@ -6,19 +6,17 @@ import streamlit as st
 
 from core.service.display import escape_markdown
 from views.components.answer_view import report_sections
+from views.components.cited_passage import show_cited_passages
 from views.components.display import STATUS_BADGES, engine_label, page_link, show_error
 from views.components.exports import download_buttons
 from views.components.navigation import page_setup
-from views.shared import workbench
 
 MAIN_SECTIONS = ("", "Answer", "References", "Unsupported or flagged claims")
 
-page_setup("Report")
-bench = workbench()
-st.title("Report")
-st.caption(
+bench = page_setup(
+    "Report",
     "The cited report of a research run: every claim links to its reference (filing, Item, page and the "
-    "verbatim passage); the audit appendix records the plan and its edits, strategies, evidence and timings."
+    "verbatim passage); the audit appendix records the plan and its edits, strategies, evidence and timings.",
 )
 
 runs = bench.list_runs()
@@ -73,6 +71,7 @@ with header:
 sections = report_sections(record)
 main = "".join(html for name, html in sections.items() if name in MAIN_SECTIONS)
 st.html(f'<div class="wb-report">{main}</div>')
+show_cited_passages(bench, record)
 appendix = "".join(html for name, html in sections.items() if name not in MAIN_SECTIONS)
 if appendix:
     with st.expander(

@@ -96,6 +96,16 @@ def metadata_rows(record: RunRecord) -> list[tuple[str, str]]:
     ]
 
 
+def citation_place(citation: Citation) -> str:
+    """Where a filing citation points: 'Acme 10-K FY2023, Item 7 (MD&A), page 41'."""
+    where = [
+        citation.filing_label or "Unknown filing",
+        item_label(citation.section),
+        page_label(citation.page),
+    ]
+    return ", ".join(part for part in where if part != EMPTY)
+
+
 def reference_runs(citation: Citation) -> list[Run]:
     """The reference line of one citation: filing, Item and page, or title, URL and date."""
     if citation.url or (citation.title and not citation.filing_label):
@@ -108,12 +118,7 @@ def reference_runs(citation: Citation) -> list[Run]:
         if citation.date:
             runs.append(Run(f" — {citation.date}"))
         return runs
-    where = [
-        citation.filing_label or "Unknown filing",
-        item_label(citation.section),
-        page_label(citation.page),
-    ]
-    runs = [Run(", ".join(part for part in where if part != EMPTY), "strong")]
+    runs = [Run(citation_place(citation), "strong")]
     if citation.chunk_id:
         runs.append(Run(f" (chunk {citation.chunk_id})"))
     return runs

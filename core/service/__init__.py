@@ -6,6 +6,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +20,7 @@ from core.index.store import IndexStore
 from core.ingest.pipeline import INDEX_VERSION, ProgressCallback, ingest_file, reindex_filing
 from core.models import (
     Chunk,
+    Citation,
     EvalConfig,
     EvalRun,
     Filing,
@@ -31,6 +33,7 @@ from core.models import (
     section_rank,
 )
 from core.report.labels import clip
+from core.report.page_highlight import PageHighlight, highlight_quote
 from core.retrieval.retriever import Retriever, StrategyChoice
 
 if TYPE_CHECKING:
@@ -45,8 +48,20 @@ log = logging.getLogger(__name__)
 #: the library).
 SAMPLE_FILING = Path(__file__).resolve().parents[2] / "sample_docs" / "northwind_10k_fy2025.html"
 
+
+@dataclass(slots=True)
+class CitedPassage:
+    """A cited passage in its filing: the passage, the quote, and (for a PDF) its page with the quote marked."""
+
+    filing: Filing
+    chunk: Chunk
+    quote: str
+    page: PageHighlight | None = None
+    page_problem: str | None = None  # why a PDF page is not shown, in a sentence
+
+
 # What pages catch from this API, re-exported so they need not import the graph package.
-__all__ = ["SAMPLE_FILING", "LiveRun", "RunBusy", "RunNotFound", "Workbench", "get_workbench"]
+__all__ = ["SAMPLE_FILING", "CitedPassage", "LiveRun", "RunBusy", "RunNotFound", "Workbench", "get_workbench"]
 
 
 class Workbench:
@@ -126,6 +141,30 @@ class Workbench:
                 )
             )
         return sorted(summaries, key=lambda s: (section_rank(s.section), s.first_page))
+
+    def cited_passage(self, citation: Citation) -> CitedPassage | None:
+        """Where a citation's quote is printed: for a PDF filing its page rendered with the quote highlighted,
+        for other filings the passage that holds it. None for a web source or a filing no longer in the
+        library."""
+        if not citation.filing_id or not citation.chunk_id:
+            return None
+        filing = self.filing(citation.filing_id)
+        chunks = self.store.catalog.get_chunks([citation.chunk_id])
+        if filing is None or not chunks:
+            return None
+        passage = CitedPassage(filing=filing, chunk=chunks[0], quote=citation.quote)
+        if filing.source_type != "pdf":
+            return passage
+        try:
+            passage.page = highlight_quote(
+                self.store.original_path(filing).read_bytes(), chunks[0].page, citation.quote
+            )
+        except Exception as exc:  # noqa: BLE001 - the passage is still shown, with the reason
+            log.warning("rendering page %s of %s failed: %r", chunks[0].page, filing.filing_id, exc)
+            passage.page_problem = (
+                f"The page could not be rendered ({type(exc).__name__}); the passage is shown instead."
+            )
+        return passage
 
     def delete_filing(self, filing_id: str) -> bool:
         return self.store.delete_filing(filing_id)
@@ -260,6 +299,13 @@ class Workbench:
             return False
         self.runner.cancel(run_id)
         return True
+
+    def close(self) -> None:
+        """Stop the background workers (waiting for running actions) and close the run checkpoints."""
+        if "background" in self.__dict__:
+            self.background.shutdown()
+        if "runner" in self.__dict__:
+            self.runner.close()
 
     def list_runs(self) -> list[RunSummary]:
         return self.runner.list_runs()

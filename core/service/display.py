@@ -15,7 +15,7 @@ from core.report.charts import (
 )
 from core.report.evidence_graph import evidence_graph_html
 from core.report.export import EXPORT_MIME, ExportFormat, export_filename, export_report
-from core.report.labels import safe_url
+from core.report.labels import citation_place, safe_url
 from core.report.outline import compose_report
 from core.report.render import HtmlWriter, answer_html
 from core.text.escape import escape_html, escape_markdown
@@ -28,6 +28,7 @@ __all__ = [
     "HtmlWriter",
     "Run",
     "answer_html",
+    "citation_place",
     "compose_report",
     "escape_html",
     "escape_markdown",

@@ -8,6 +8,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.service.display import escape_html
 from tests.conftest import REPO_ROOT, SAMPLE_DOCS
 
 SAMPLE = SAMPLE_DOCS / "northwind_10k_fy2025.html"
@@ -117,3 +118,48 @@ def test_run_in_the_url_is_the_one_shown(finished):
     assert at.selectbox[0].value == paused.run_id
     assert any("has not finished" in w.value for w in at.warning)
     assert "No answer has been written yet" in _html(at)
+
+
+@pytest.mark.slow
+def test_a_citation_is_shown_in_its_filing_with_the_quote_marked(finished):
+    _, record = finished
+    chosen = record.citations[-1]
+    at = AppTest.from_file(str(PAGE), default_timeout=120)
+    at.query_params["cite"] = str(chosen.number)
+    at.run()
+    assert not at.exception, at.exception
+    chooser = at.selectbox(key=f"cite-{record.run_id}")
+    assert chooser.value == chosen.number  # the citation in the URL is the one shown
+    marked = re.findall(r"<mark>(.*?)</mark>", _html(at), re.S)
+    assert marked == [escape_html(chosen.quote)]
+    # Choosing another citation shows its passage and puts it in the URL.
+    other = record.citations[0]
+    chooser.set_value(other.number).run()
+    assert at.query_params["cite"] == str(other.number)
+    assert re.findall(r"<mark>(.*?)</mark>", _html(at), re.S) == [escape_html(other.quote)]
+
+
+@pytest.mark.slow
+def test_a_pdf_citation_shows_its_page_with_the_quote_highlighted(bench):
+    from tests.fixtures.make_fixtures import text_pdf
+
+    pdf = text_pdf(
+        [
+            "FORM 10-K - Wingtip Toys, Inc. - For the fiscal year ended December 31, 2025",
+            "Item 1. Business",
+            "Wingtip Toys, Inc. designs and sells wooden toys through 2,100 specialty retailers.",
+            "Item 7. Management's Discussion and Analysis",
+            "Net sales were $412.6 million in fiscal 2025, up 9% from $378.5 million in fiscal 2024.",
+        ]
+    )
+    (result,) = bench.ingest([("wingtip-10k.pdf", pdf)])
+    assert result.ok, result.error
+    run = bench.start_research("What were Wingtip Toys' net sales in fiscal 2025?", [result.filing.filing_id])
+    record = bench.approve_plan(run.run_id)
+    assert record.status == "finished" and record.citations
+    at = AppTest.from_file(str(PAGE), default_timeout=120).run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key=f"cite-{record.run_id}").value == record.citations[0].number
+    assert any("Page 1 of 1" in c.value and "is highlighted" in c.value for c in at.caption)
+    assert at.image and at.image[0].value, "the rendered page is shown"
+    assert {"The whole page", "The passage as indexed"} <= {e.label for e in at.expander}

@@ -45,7 +45,7 @@ class PdfPages:
     warnings: list[str]
 
 
-def _open(data: bytes):
+def open_pdf(data: bytes):
     """The PDFium document, or an IngestError a person understands."""
     import pypdfium2  # imported here: PDFium is only needed when a PDF arrives
     import pypdfium2.raw as pdfium_c
@@ -91,7 +91,7 @@ def extract_pdf_pages(data: bytes) -> PdfPages:
     layouts: list[str | None] = []
     warnings: list[str] = []
     with PDFIUM_LOCK:
-        document = _open(data)
+        document = open_pdf(data)
         try:
             count = len(document)
             if count == 0:

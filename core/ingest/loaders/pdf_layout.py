@@ -62,7 +62,7 @@ def page_chars(textpage) -> list[PageChar]:
     return chars
 
 
-def _lines(chars: list[PageChar]) -> list[list[PageChar]]:
+def printed_lines(chars: list[PageChar]) -> list[list[PageChar]]:
     """Characters grouped into printed lines, top of the page first, each line left to right."""
     lines: list[tuple[float, float, list[PageChar]]] = []
     for char in sorted(chars, key=lambda c: -c.middle):
@@ -111,7 +111,7 @@ def layout_text(chars: list[PageChar]) -> str:
         return ""
     unit = statistics.median(widths)
     rendered: list[str] = []
-    for line in _lines(chars):
+    for line in printed_lines(chars):
         out = ""
         for number, (text, left, right) in enumerate(_cells(line, unit)):
             start = round(left / unit) if number == 0 else round(right / unit) - len(text)
