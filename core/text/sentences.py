@@ -186,9 +186,7 @@ _BOILERPLATE_PATTERNS = [
 _BOILERPLATE_RE = re.compile("|".join(_BOILERPLATE_PATTERNS), re.IGNORECASE)
 #: A sentence ends at . ! ? (maybe followed by a closing quote or bracket) before whitespace and a capital,
 #: a digit, an opening quote or bracket, or a bullet. Chunks are cut and overlapped at these ends.
-_SENTENCE_END = (
-    r"(?:(?<=[.!?])|(?<=[.!?][\"”’)\]])|(?<=[.!?][\"”’)\]]{2}))\s+(?=[\"“(\[•A-Z0-9])"
-)
+_SENTENCE_END = r"(?:(?<=[.!?])|(?<=[.!?][\"”’)\]])|(?<=[.!?][\"”’)\]]{2}))\s+(?=[\"“(\[•A-Z0-9])"
 _SENTENCE_END_RE = re.compile(_SENTENCE_END)
 #: Where split_sentences breaks: a sentence end, a semicolon before a capital, a blank line or a bullet.
 _CLAUSE_END_RE = re.compile(rf"{_SENTENCE_END}|(?<=;)\s+(?=[\"'“(]?[A-Z0-9•])|\n{{2,}}|\s*•\s+")
