@@ -1,0 +1,55 @@
+"""The Report page in a browser: a citation of a PDF filing opens its page with the quoted lines highlighted."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from tests.browser.conftest import running_app, screenshot, wait_for_app
+from tests.fixtures.make_fixtures import text_pdf
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+FILING_LINES = [
+    "FORM 10-K - Wingtip Toys, Inc. - For the fiscal year ended December 31, 2025",
+    "Item 1. Business",
+    "Wingtip Toys, Inc. designs and sells wooden toys through 2,100 specialty retailers.",
+    "Item 7. Management's Discussion and Analysis",
+    "Net sales were $412.6 million in fiscal 2025, up 9% from $378.5 million in fiscal 2024.",
+]
+
+
+def _yellow_pixels(png: bytes) -> int:
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    return sum(1 for r, g, b in image.getdata() if r > 200 and g > 170 and b < 140)
+
+
+def test_a_pdf_citation_opens_its_page_with_the_quote_highlighted(tmp_path, browser) -> None:
+    from core.config import Settings
+    from core.service import Workbench
+
+    bench = Workbench(Settings(data_dir=tmp_path, web_search_enabled=False))
+    (result,) = bench.ingest([("wingtip-10k.pdf", text_pdf(FILING_LINES))])
+    assert result.ok, result.error
+    run = bench.start_research("What were Wingtip Toys' net sales in fiscal 2025?", [result.filing.filing_id])
+    record = bench.approve_plan(run.run_id)
+    assert record.status == "finished" and record.citations
+    bench.close()
+    cited = record.citations[0]
+
+    with running_app(tmp_path) as server:
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.goto(f"{server['url']}/report?run={record.run_id}&cite={cited.number}")
+        page.get_by_text("Cited passages in their filings").wait_for(timeout=120_000)
+        wait_for_app(page)
+        main = page.locator("[data-testid='stMain']").first
+        assert "Page 1 of 1" in main.inner_text() and "the quoted passage is highlighted" in main.inner_text()
+        close_up = main.locator("[data-testid='stImage'] img").first
+        close_up.wait_for(timeout=30_000)
+        assert close_up.evaluate("img => img.complete && img.naturalWidth > 0")
+        # The picture the analyst sees carries the highlight.
+        assert _yellow_pixels(close_up.screenshot()) > 500
+        screenshot(page, "report-cited-pdf-page")
+        page.close()
