@@ -54,7 +54,7 @@ class CitedPassage:
     """A cited passage in its filing: the passage, the quote, and (for a PDF) its page with the quote marked."""
 
     filing: Filing
-    chunk: Chunk
+    chunk: Chunk | None  # the indexed passage holding the quote (None if re-indexing changed it since)
     quote: str
     page: PageHighlight | None = None
     page_problem: str | None = None  # why a PDF page is not shown, in a sentence
@@ -144,23 +144,23 @@ class Workbench:
 
     def cited_passage(self, citation: Citation) -> CitedPassage | None:
         """Where a citation's quote is printed: for a PDF filing its page rendered with the quote highlighted,
-        for other filings the passage that holds it. None for a web source or a filing no longer in the
-        library."""
-        if not citation.filing_id or not citation.chunk_id:
+        for every filing the passage that holds it (None when the filing was re-indexed since and the passage
+        changed). None for a web source or a filing no longer in the library."""
+        filing = self.filing(citation.filing_id) if citation.filing_id else None
+        if filing is None:
             return None
-        filing = self.filing(citation.filing_id)
-        chunks = self.store.catalog.get_chunks([citation.chunk_id])
-        if filing is None or not chunks:
-            return None
-        passage = CitedPassage(filing=filing, chunk=chunks[0], quote=citation.quote)
-        if filing.source_type != "pdf":
+        chunks = self.store.catalog.get_chunks([citation.chunk_id]) if citation.chunk_id else []
+        chunk = chunks[0] if chunks and citation.quote in chunks[0].text else None
+        passage = CitedPassage(filing=filing, chunk=chunk, quote=citation.quote)
+        page_number = citation.page or (chunk.page if chunk else None)
+        if filing.source_type != "pdf" or page_number is None:
             return passage
         try:
             passage.page = highlight_quote(
-                self.store.original_path(filing).read_bytes(), chunks[0].page, citation.quote
+                self.store.original_path(filing).read_bytes(), page_number, citation.quote
             )
         except Exception as exc:  # noqa: BLE001 - the passage is still shown, with the reason
-            log.warning("rendering page %s of %s failed: %r", chunks[0].page, filing.filing_id, exc)
+            log.warning("rendering page %s of %s failed: %r", page_number, filing.filing_id, exc)
             passage.page_problem = (
                 f"The page could not be rendered ({type(exc).__name__}); the passage is shown instead."
             )

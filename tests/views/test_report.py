@@ -163,3 +163,7 @@ def test_a_pdf_citation_shows_its_page_with_the_quote_highlighted(bench):
     assert any("Page 1 of 1" in c.value and "is highlighted" in c.value for c in at.caption)
     assert at.image and at.image[0].value, "the rendered page is shown"
     assert {"The whole page", "The passage as indexed"} <= {e.label for e in at.expander}
+    # After a re-index changed the cited passage, the page is still found from the citation's own page.
+    moved = record.citations[0].model_copy(update={"chunk_id": f"{result.filing.filing_id[:16]}-99999"})
+    passage = bench.cited_passage(moved)
+    assert passage.chunk is None and passage.page is not None and passage.page.coverage == 1.0

@@ -17,11 +17,15 @@ def _cited(_bench: Workbench, data_dir: str, citation_json: str) -> CitedPassage
 
 
 def _marked_passage(passage: CitedPassage) -> str:
-    """The passage as escaped HTML with the quote marked (the quote is a verbatim slice of it)."""
+    """The passage as escaped HTML with the quote marked (the quote is a verbatim slice of it); the quote
+    alone when the filing was re-indexed since and its passages changed."""
+    if passage.chunk is None:
+        return (
+            "<p><em>The filing was re-indexed after this run, so its passages changed; the quote is shown as "
+            f'cited.</em></p><div class="wb-passage"><mark>{escape_html(passage.quote)}</mark></div>'
+        )
     text = passage.chunk.text
-    at = text.find(passage.quote) if passage.quote else -1
-    if at < 0:
-        return f'<div class="wb-passage">{escape_html(text)}</div>'
+    at = text.find(passage.quote)
     end = at + len(passage.quote)
     return (
         f'<div class="wb-passage">{escape_html(text[:at])}<mark>{escape_html(text[at:end])}</mark>'
