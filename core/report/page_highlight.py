@@ -40,6 +40,7 @@ class PageHighlight:
     coverage: float  # share of the quote's letters and digits located on the page (0 to 1)
     boxes: int  # highlighted line boxes
     focus_png: bytes | None = None  # the page's full width around the highlight (None when nothing is marked)
+    rotated: bool = False  # a rotated page is shown without marks (its character boxes are in another frame)
 
 
 def _keys(text: str) -> str:
@@ -158,6 +159,7 @@ def highlight_quote(pdf: bytes, page_number: int, quote: str) -> PageHighlight:
         coverage=0.0 if rotated else coverage,
         boxes=len(boxes),
         focus_png=focus,
+        rotated=rotated,
     )
 
 

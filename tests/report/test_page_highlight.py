@@ -113,3 +113,15 @@ def test_a_page_that_does_not_exist_is_a_clear_error(filing) -> None:
     data, _ = filing
     with pytest.raises(ValueError, match="has 2 pages; page 3"):
         highlight_quote(data, 3, "anything")
+
+
+def test_a_rotated_page_is_shown_unmarked_and_says_why(filing) -> None:
+    from pypdf import PdfReader, PdfWriter
+
+    data, _ = filing
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    writer.pages[0].rotate(90)
+    out = io.BytesIO()
+    writer.write(out)
+    result = highlight_quote(out.getvalue(), 1, PROSE[2])
+    assert result.rotated and (result.coverage, result.boxes, result.focus_png) == (0.0, 0, None)

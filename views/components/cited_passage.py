@@ -63,7 +63,9 @@ def show_cited_passages(bench: Workbench, record: RunRecord) -> None:
             st.warning(passage.page_problem, icon=":material/warning:")
         st.html(_marked_passage(passage))
         return
-    if page.coverage >= 0.999:
+    if page.rotated:
+        found = "the page is printed rotated, so it is shown without the highlight"
+    elif page.coverage >= 0.999:
         found = "the quoted passage is highlighted"
     elif page.coverage > 0:
         found = f"{page.coverage:.0%} of the quoted passage was located on the page and is highlighted"
