@@ -113,7 +113,7 @@ def highlight_quote(pdf: bytes, page_number: int, quote: str) -> PageHighlight:
 
     Raises ValueError when the page does not exist, IngestError when the PDF cannot be opened.
     """
-    from PIL import Image, ImageDraw  # Pillow comes with the PDF export; needed only here
+    from PIL import Image, ImageDraw  # imported here: only drawing a cited page needs Pillow
 
     with PDFIUM_LOCK:
         document = open_pdf(pdf)

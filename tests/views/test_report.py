@@ -141,20 +141,11 @@ def test_a_citation_is_shown_in_its_filing_with_the_quote_marked(finished):
 
 @pytest.mark.slow
 def test_a_pdf_citation_shows_its_page_with_the_quote_highlighted(bench):
-    from tests.fixtures.make_fixtures import text_pdf
+    from tests.fixtures.make_fixtures import SMALL_PDF_FILING, SMALL_PDF_QUESTION, text_pdf
 
-    pdf = text_pdf(
-        [
-            "FORM 10-K - Wingtip Toys, Inc. - For the fiscal year ended December 31, 2025",
-            "Item 1. Business",
-            "Wingtip Toys, Inc. designs and sells wooden toys through 2,100 specialty retailers.",
-            "Item 7. Management's Discussion and Analysis",
-            "Net sales were $412.6 million in fiscal 2025, up 9% from $378.5 million in fiscal 2024.",
-        ]
-    )
-    (result,) = bench.ingest([("wingtip-10k.pdf", pdf)])
+    (result,) = bench.ingest([("wingtip-10k.pdf", text_pdf(SMALL_PDF_FILING))])
     assert result.ok, result.error
-    run = bench.start_research("What were Wingtip Toys' net sales in fiscal 2025?", [result.filing.filing_id])
+    run = bench.start_research(SMALL_PDF_QUESTION, [result.filing.filing_id])
     record = bench.approve_plan(run.run_id)
     assert record.status == "finished" and record.citations
     at = AppTest.from_file(str(PAGE), default_timeout=120).run()

@@ -6,7 +6,8 @@ import streamlit as st
 
 from core.models import Citation, RunRecord
 from core.service import CitedPassage, Workbench
-from core.service.display import citation_place, escape_html, escape_markdown
+from core.service.display import citation_place, escape_markdown
+from views.components.evidence_cards import marked_html
 
 
 @st.cache_data(max_entries=48, show_spinner="Rendering the page…")
@@ -22,15 +23,10 @@ def _marked_passage(passage: CitedPassage) -> str:
     if passage.chunk is None:
         return (
             "<p><em>The filing was re-indexed after this run, so its passages changed; the quote is shown as "
-            f'cited.</em></p><div class="wb-passage"><mark>{escape_html(passage.quote)}</mark></div>'
+            f'cited.</em></p><div class="wb-passage">{marked_html(passage.quote, [(0, len(passage.quote))])}</div>'
         )
-    text = passage.chunk.text
-    at = text.find(passage.quote)
-    end = at + len(passage.quote)
-    return (
-        f'<div class="wb-passage">{escape_html(text[:at])}<mark>{escape_html(text[at:end])}</mark>'
-        f"{escape_html(text[end:])}</div>"
-    )
+    at = passage.chunk.text.find(passage.quote)
+    return f'<div class="wb-passage">{marked_html(passage.chunk.text, [(at, at + len(passage.quote))])}</div>'
 
 
 def show_cited_passages(bench: Workbench, record: RunRecord) -> None:

@@ -34,20 +34,26 @@ def _pattern(terms: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(parts), re.IGNORECASE) if parts else None
 
 
+def marked_html(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """Document text as HTML with the given (start, end) spans, in order and not overlapping, wrapped in our
+    own <mark>."""
+    out: list[str] = []
+    cursor = 0
+    for start, end in spans:
+        # Escaping happens on every slice before any markup is added, so no document byte is ever markup.
+        out.append(escape_html(text[cursor:start]))
+        out.append(f"<mark>{escape_html(text[start:end])}</mark>")
+        cursor = end
+    out.append(escape_html(text[cursor:]))
+    return "".join(out)
+
+
 def highlight_html(text: str, terms: Iterable[str]) -> str:
     """The passage as HTML: each piece of document text escaped, matched terms wrapped in our own <mark>."""
     pattern = _pattern(terms)
     if pattern is None:
         return escape_html(text)
-    out: list[str] = []
-    cursor = 0
-    for match in pattern.finditer(text):
-        # Escaping happens on every slice before any markup is added, so no document byte is ever markup.
-        out.append(escape_html(text[cursor : match.start()]))
-        out.append(f"<mark>{escape_html(match.group())}</mark>")
-        cursor = match.end()
-    out.append(escape_html(text[cursor:]))
-    return "".join(out)
+    return marked_html(text, (match.span() for match in pattern.finditer(text)))
 
 
 def _chip(text: str, extra: str = "") -> str:
