@@ -1,5 +1,7 @@
 """Soak: 20 research runs back to back on the sample filing, through the app's background path, do not
-grow memory, open files or threads (benchmarks/soak.py measures; this test holds it to its bounds)."""
+grow memory, open files or threads (benchmarks/soak.py measures; this test holds it to its bounds). Handles
+on Chroma's database file come from its connection pool, which opens them when queries overlap: they are
+held to the pool's cap rather than to the growth bound."""
 
 from __future__ import annotations
 
@@ -30,3 +32,4 @@ def test_twenty_runs_back_to_back_do_not_grow_memory_files_or_threads(tmp_path: 
     growth, bounds = result["growth_after_warmup"], result["bounds"]
     for key in ("rss_mb", "open_fds", "threads"):
         assert growth[key] <= bounds[key], f"{key} grew by {growth[key]} after warm-up: {result['samples']}"
+    assert result["peak_vector_store_connections"] <= result["vector_store_pool_cap"], result["samples"]
