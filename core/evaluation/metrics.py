@@ -55,6 +55,9 @@ _REFUSAL_RE = re.compile(
     r"\b(not (found|reported|disclosed|stated)|no supporting passage|nothing in .* answered|cannot be (determined|found))\b",
     re.I,
 )
+# A computed figure that used another textbook definition says why: "(defined as …, as short-term
+# investments is not reported)". That names a missing input of one definition, not a missing answer.
+_DEFINITION_NOTE_RE = re.compile(r", as [^()]{1,80}? is not reported\)")
 
 
 def _terms(text: str) -> set[str]:
@@ -154,7 +157,8 @@ def claim_supported(claim: str, cited: list[str]) -> bool:
         return False
     if " = " in claim:
         # A computed figure: its inputs (left of each "=" in the working after "—") must be in the passages.
-        working = claim.split(" — ", 1)[-1]
+        # A step's summary prints the same figure with its dashes made plain ("… +44.0% - FY2024: …").
+        working = re.split(r" [—-] ", claim, maxsplit=1)[-1]
         claim = " ".join(part.split(" = ")[0] for part in working.split(";"))
     stated = quantities(claim)
     available = quantities(passages, include_years=True)
@@ -214,7 +218,8 @@ def is_numeric(reference: str) -> bool:
 
 def refused(answer: SystemAnswer) -> bool:
     """The answer cites nothing, or its first statement says the filings did not answer."""
-    return not answer.citations or bool(_REFUSAL_RE.search(headline(answer.answer)[:400]))
+    first = _DEFINITION_NOTE_RE.sub(")", headline(answer.answer))[:400]
+    return not answer.citations or bool(_REFUSAL_RE.search(first))
 
 
 def reference_metrics(

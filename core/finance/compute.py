@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from core.finance.formula import Evaluation, Found, Lookup, evaluate, parse_formula
 from core.finance.requests import FigureRequest
@@ -72,6 +73,36 @@ def _as_number(request: FigureRequest, value: float, inputs: list[Found]) -> flo
     return value
 
 
+def _signed_percent(value: float) -> str:
+    """+8.3% / −2.5% (a typographic minus, as in the workings)."""
+    return f"{value:+.1f}%".replace("-", "−")
+
+
+def _move(request: FigureRequest, size: float) -> str:
+    """A change in a percentage, ratio or number of days, as precise as the values themselves are shown."""
+    if request.kind == "percent":
+        return f"{size:.1f} percentage points"
+    if request.kind == "days":
+        return f"{size:,.2f} days"
+    return f"{size:.2f}"
+
+
+def _year_on_year(request: FigureRequest, before: float, after: float, inputs: list[Found]) -> str:
+    """One year's move: +0.1 percentage points, −1.10, +8.3% (an amount's move is relative)."""
+    if request.kind == "amount":
+        return _signed_percent((after - before) / abs(before) * 100) if before else "n/a"
+    points = _as_number(request, after, inputs) - _as_number(request, before, inputs)
+    return f"{'+' if points >= 0 else '−'}{_move(request, abs(points))}"
+
+
+def _amount_difference(difference: float, scale: float | None) -> str:
+    """'+$1,137 million, ' — an amount's change in its own unit, before the relative change."""
+    if scale is None:
+        return ""
+    sign = "+" if difference >= 0 else "−"
+    return f"{sign}{_amount(abs(difference), scale, None)}, "
+
+
 def compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
     """Evaluate `request` (or, when inputs are missing, its first fallback definition that completes)."""
     first = _compute(request, lookup)
@@ -114,18 +145,26 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
                 if first and last / first > 0 and periods
                 else None
             )
-            rate = f"{value:+.1f}%" if value is not None else "n/a"
+            rate = _signed_percent(value) if value is not None else "n/a"
             headline = f"{label}, compound annual growth FY{years[0]}–FY{years[-1]}: {rate} ({series})"
         elif request.kind == "amount":
             value = (last - first) / abs(first) * 100 if first else None
-            change = f"{value:+.1f}%" if value is not None else "n/a"
-            headline = f"{label}: {series}; change {change}"
+            change = _signed_percent(value) if value is not None else "n/a"
+            difference = _amount_difference(last - first, _scale(inputs))
+            headline = f"{label}: {series}; change {difference}{change}"
         else:
             points = _as_number(request, last, inputs) - _as_number(request, first, inputs)
             value = points
-            unit = " percentage points" if request.kind == "percent" else ""
             direction = "up" if points > 0 else "down" if points < 0 else "unchanged"
-            headline = f"{label}: {series}; {direction} {abs(points):.2f}{unit}".replace(" 0.00", " 0")
+            size = "" if direction == "unchanged" else f" {_move(request, abs(points))}"
+            headline = f"{label}: {series}; {direction}{size}"
+        if len(years) > 2 and request.aggregate == "change":
+            # A history ("consistent each year?") is judged by its year-on-year moves, not only end to end.
+            moves = ", ".join(
+                _year_on_year(request, done[a].value, done[b].value, inputs)  # type: ignore[arg-type]
+                for a, b in pairwise(years)
+            )
+            headline += f" (year on year: {moves})"
         return ComputedFigure(request, per_year, value, headline, workings, inputs, missing)
     if len(done) == len(per_year) and done:
         year = max(done)

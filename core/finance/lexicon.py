@@ -382,6 +382,39 @@ LINE_ITEMS: list[LineItem] = [
         "long-term debt",
     ),
     _li(
+        "current_debt",
+        "current portion of long-term debt",
+        [
+            r"current (portion|maturities) of (long[- ]term )?(debt|borrowings)",
+            r"debt (due|maturing) within one year",
+        ],
+        [
+            r"current (portion|maturities) of (long-term )?(debt|borrowings).*",
+            r"long-term (debt|borrowings),? (current portion|current maturities|due within one year).*",
+            r"(short-term (debt|borrowings)|notes payable|commercial paper),? (and|including) current "
+            r"(portion|maturities) of long-term (debt|borrowings).*",
+            r"debt (due|maturing) within one year",
+            r"current debt",
+        ],
+        "balance",
+        "current portion of long-term debt current maturities debt due within one year",
+    ),
+    _li(
+        "short_term_borrowings",
+        "short-term borrowings",
+        [r"short[- ]term (borrowings|debt)", r"commercial paper", r"notes payable"],
+        # "Short-term debt" alone may include the current maturities: it is then the only current debt row,
+        # and the total-debt fallbacks add it to long-term debt without a current-portion row.
+        [
+            r"short-term (borrowings|debt)",
+            r"commercial paper",
+            r"(short-term )?notes payable( to banks)?",
+            r"loans payable",
+        ],
+        "balance",
+        "short-term borrowings commercial paper notes payable",
+    ),
+    _li(
         "ppe_net",
         "property, plant and equipment, net",
         [
@@ -481,6 +514,23 @@ METRICS: list[Metric] = [
         "operating cash flow ratio",
         (r"operating cash flow ratio",),
         "cash from operations / total current liabilities",
+    ),
+    Metric(
+        "total_debt",
+        "total debt",
+        (
+            r"total debt",
+            r"(its|their|the company'?s|overall) (total )?debt(?![- ]to)(?! securities)",
+            r"debt (on|in) (the |its )?balance sheet",
+            r"debt (level|load|burden|balance)s?",
+            r"indebtedness",
+        ),
+        "short-term borrowings + current portion of long-term debt + long-term debt",
+        "amount",
+        fallbacks=(
+            "current portion of long-term debt + long-term debt",
+            "short-term borrowings + long-term debt",
+        ),
     ),
     Metric(
         "debt_to_equity",

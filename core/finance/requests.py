@@ -33,6 +33,11 @@ _WHY_RE = re.compile(
     r"|attribut\w*|impact\w*|affect\w*|relate|dragged|behind)\b",
     re.I,
 )
+_GROWTH_RE = re.compile(r"\b(growth|growing|grow|grew)\b", re.I)
+_PART_OF_COMPANY_RE = re.compile(
+    r"\b(segments?|divisions?|business(es)? units?|product (lines?|categor(y|ies))|brands?|regions?|geograph\w*)\b",
+    re.I,
+)
 _HYPOTHETICAL_RE = re.compile(r"\b(would|hypothetical(ly)?|sensitivity|basis points?|bps)\b", re.I)
 _SHARE_OF_RE = re.compile(
     r"(?P<a>[\w&'’ ,-]{2,60}?)\s+(?P<how>as an? (?:share|percentage|percent|%|proportion) of|to|divided by|over|/)\s+"
@@ -90,6 +95,9 @@ def _years(question: str, default_year: int | None, formula_text: str = "") -> l
     return sorted(set(years))
 
 
+_HISTORY_RE = re.compile(r"\b(historical(ly)?|consistent(ly)?|over time|trend|past (three|3) years)\b", re.I)
+
+
 def _aggregate(question: str, years: list[int]) -> str | None:
     if len(years) < 2:
         return None
@@ -97,12 +105,9 @@ def _aggregate(question: str, years: list[int]) -> str | None:
         return "average"
     if _CAGR_RE.search(question):
         return "cagr"
-    if _CHANGE_RE.search(question) or asks_for_change(question):
+    if _CHANGE_RE.search(question) or asks_for_change(question) or _HISTORY_RE.search(question):
         return "change"
     return None
-
-
-_HISTORY_RE = re.compile(r"\b(historical(ly)?|consistent(ly)?|over time|trend|past (three|3) years)\b", re.I)
 
 
 _PERIOD_CHANGE_RE = re.compile(
@@ -247,6 +252,29 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                 line_items=[a, b],
             )
         )
+    if (
+        not requests
+        and _GROWTH_RE.search(question)
+        and not line_item_mentions(question)
+        and not asks_why(question)
+        and not _PART_OF_COMPANY_RE.search(question)
+    ):
+        # "Is it a high growth company?": growth that names no figure is an analyst's sales growth. Not when
+        # it is a part's growth (a segment's, a product line's) or the question asks what drove a growth: those
+        # are answered from the part's own rows or from prose.
+        revenue = LINE_ITEM_BY_KEY["revenue"]
+        years = _with_prior_year(question, _years(question, default_year))
+        return [
+            FigureRequest(
+                name=revenue.name,
+                formula=revenue.name,
+                kind="amount",
+                years=years,
+                aggregate=_aggregate(question, years),
+                unit_asked=unit,
+                line_items=[revenue],
+            )
+        ]
     if not requests and not _AMOUNT_WORDS.search(question) and not _CHANGE_RE.search(question):
         return []
     for start, end, item in line_item_mentions(question):

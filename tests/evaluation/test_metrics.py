@@ -102,6 +102,12 @@ def test_faithfulness_and_citation_validity():
         "## Answer\n\n- **Ratio: 20.78** — 32,765 / 1,577 = 20.78 [1][2]\n", {1: ("c1", "a"), 2: ("c2", "b")}
     )
     assert faithfulness(computed, chunks) == 1.0
+    # A step's summary prints the same computed figure with a plain dash before its working.
+    summarised = _answer(
+        "## Answer\n\n- Ratio: 20.78, up $31,188 - 32,765 / 1,577 = 20.78 [1][2]\n",
+        {1: ("c1", "a"), 2: ("c2", "b")},
+    )
+    assert faithfulness(summarised, chunks) == 1.0
     # A grouped mark cites each of its numbers, as the report validator reads it.
     grouped = _answer(
         "## Answer\n\n- **Ratio: 20.78** — 32,765 / 1,577 = 20.78 [1, 2]\n", {1: ("c1", "a"), 2: ("c2", "b")}
@@ -124,5 +130,16 @@ def test_answer_metrics_read_the_headline_first():
     )
     metrics = {m.name: m.value for m in reference_metrics(Q, late, {}, "F")}
     assert metrics["number_match"] == 0.0 and metrics["number_anywhere"] == 1.0
+    # A figure computed by another definition names the input it lacked: that is an answer, not a refusal.
+    other_definition = _answer(
+        "## Answer\n\n- **Quick ratio: 0.71** — (36,728 − 3,055) / 47,160 = 0.71 (defined as (total current "
+        "assets - inventories) / total current liabilities, as short-term investments is not reported) [1]\n",
+        {1: ("c1", "x")},
+    )
+    assert {m.name: m.value for m in reference_metrics(Q, other_definition, {}, "F")}["refusal"] == 0.0
+    missing = _answer(
+        "## Answer\n\n- Capex (FY2018): not computed — capex for FY2018 not found [1]\n", {1: ("c1", "x")}
+    )
+    assert {m.name: m.value for m in reference_metrics(Q, missing, {}, "F")}["refusal"] == 1.0
     assert token_f1("Gross margin improved", "gross margin improved") == 1.0
     assert token_f1("a b c", "") == 0.0

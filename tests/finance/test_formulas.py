@@ -68,8 +68,54 @@ def test_lexicon_metric_change_between_years(lookup):
     assert (
         "15.0%" in result.headline
         and "14.0%" in result.headline
-        and "up 1.00 percentage points" in result.headline
+        and "up 1.0 percentage points" in result.headline  # as precise as the margins it compares
     )
+
+
+HISTORY = """CONSOLIDATED STATEMENTS OF EARNINGS (in millions)
+2019 2018 2017
+Revenue 6,000 5,000 4,000
+Cost of sales 3,600 3,100 2,400
+"""
+DEBT = """CONSOLIDATED BALANCE SHEETS (in millions)
+2019 2018
+Commercial paper 30 0
+Current portion of long-term debt 50 40
+Long-term debt 700 760
+Total current liabilities 600 500
+"""
+
+
+def _rows_lookup(*texts):
+    return make_lookup([SourcedRow(r, "test") for text in texts for r in read_rows(text)])
+
+
+def test_a_history_question_gets_every_year_on_year_move():
+    result = _value("Are the gross margins historically consistent?", _rows_lookup(HISTORY))
+    assert result.request.years == [2017, 2018, 2019] and result.request.aggregate == "change"
+    # 40.0% -> 38.0% -> 40.0%: flat end to end, but it moved two points each year.
+    assert "year on year: −2.0 percentage points, +2.0 percentage points" in result.headline
+
+
+def test_total_debt_adds_every_debt_row_the_balance_sheet_has():
+    result = _value("Has the company increased its debt on balance sheet in FY2019?", _rows_lookup(DEBT))
+    assert result.request.years == [2018, 2019]
+    per_year = {year: e.value for year, e in result.per_year.items()}
+    assert per_year == {2018: 800, 2019: 780}
+    assert "change −$20 million, −2.5%" in result.headline
+
+
+def test_total_debt_without_short_term_borrowings_says_which_definition_it_used():
+    no_paper = DEBT.replace("Commercial paper 30 0\n", "")
+    result = _value("What was the company's total debt in FY2019?", _rows_lookup(no_paper))
+    assert result.value == 750
+    assert "as short-term borrowings is not reported" in result.working
+
+
+def test_growth_that_names_no_figure_is_revenue_growth(lookup):
+    result = _value("Is this a high growth company as of FY2019?", lookup)
+    assert result.request.name == "revenue" and result.request.years == [2018, 2019]
+    assert "+$1,000 million, +20.0%" in result.headline
 
 
 def test_outflows_are_stated_unsigned_and_amounts_keep_their_unit(lookup):
@@ -134,3 +180,4 @@ def test_lexicon_lookups():
 def test_questions_that_ask_for_no_figure():
     assert figure_requests("What are the main competition risks?", 2022) == []
     assert figure_requests("Which segment dragged down growth?", 2022) == []
+    assert figure_requests("Which of the segments grew fastest in FY2022?", 2022) == []
