@@ -16,7 +16,7 @@ from typing import Any
 
 from core.config import load_settings
 from core.models import STRATEGY_CHOICES, Chunk, IngestProgress, IngestResult, Plan, RunEvent, RunRecord
-from core.service import Workbench
+from core.service import VectorStoreUnavailable, Workbench
 
 
 def _workbench(args: argparse.Namespace) -> Workbench:
@@ -392,7 +392,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     args = build_parser().parse_args(argv)
-    return int(args.handler(args))
+    try:
+        return int(args.handler(args))
+    except VectorStoreUnavailable as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -27,6 +27,11 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("data"), description="Root of everything persistent.")
     chroma_host: str | None = Field(default=None, description="Chroma server host; None = embedded store.")
     chroma_port: int = 8000
+    chroma_namespace: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$",
+        description="Prefix of this library's collections on a Chroma server; None = an id kept in data_dir.",
+    )
 
     # Ingestion
     max_upload_mb: float = Field(default=50.0, description="Largest accepted upload, in MiB.")

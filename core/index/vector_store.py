@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import uuid
 from typing import Any
 
 import numpy as np
@@ -42,10 +43,33 @@ def _chroma_embedding_function(embedder: Embedder) -> Any:
     return WorkbenchEmbeddingFunction(embedder.model_name)
 
 
+class VectorStoreUnavailable(RuntimeError):
+    """The configured Chroma server cannot be reached; the message says so in a sentence."""
+
+
+#: The file in the data directory that names this library on a shared Chroma server.
+LIBRARY_ID_FILE = "library-id"
+
+
 def _collection_name(model_name: str, kind: str = "chunks") -> str:
     # One collection per embedding model, so switching models never mixes vector spaces.
     slug = re.sub(r"[^a-zA-Z0-9]+", "-", model_name).strip("-").lower()
     return f"{kind}-{slug}"[:60]
+
+
+def library_id(settings: Settings) -> str:
+    """The name this data directory's collections carry on a Chroma server: `chroma_namespace` when set,
+    else an id made once and kept in the data directory. Libraries sharing one server never see (or, when
+    repairing after a crash, delete) each other's vectors."""
+    if settings.chroma_namespace:
+        return settings.chroma_namespace
+    path = settings.data_dir / LIBRARY_ID_FILE
+    try:
+        with path.open("x", encoding="utf-8") as new_file:  # exclusive: two processes agree on one id
+            new_file.write(uuid.uuid4().hex[:16])
+    except FileExistsError:
+        pass
+    return path.read_text(encoding="utf-8").strip()
 
 
 def _where(filing_ids: list[str] | None, section: str | None) -> dict[str, Any] | None:
@@ -67,15 +91,26 @@ class VectorStore:
         import chromadb
 
         chroma_settings = chromadb.Settings(anonymized_telemetry=False)
+        name = _collection_name(embedder.model_name, kind)
         if settings.chroma_host:
-            self._client = chromadb.HttpClient(
-                host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings
-            )
+            where = f"{settings.chroma_host}:{settings.chroma_port}"
+            try:
+                self._client = chromadb.HttpClient(
+                    host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings
+                )
+            except Exception as exc:  # chromadb raises ValueError (or an HTTP error) when nothing answers
+                raise VectorStoreUnavailable(
+                    f"The Chroma server at {where} (WORKBENCH_CHROMA_HOST) cannot be reached: start it, or "
+                    "unset WORKBENCH_CHROMA_HOST to keep the vectors in the data directory."
+                ) from exc
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+            name = f"{library_id(settings)}-{name}"
         else:
             settings.chroma_dir.mkdir(parents=True, exist_ok=True)
             self._client = chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
+        self.collection_name = name
         self._collection = self._client.get_or_create_collection(
-            name=_collection_name(embedder.model_name, kind),
+            name=name,
             embedding_function=_chroma_embedding_function(embedder),
             configuration={"hnsw": {"space": "cosine"}},
         )

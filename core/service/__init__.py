@@ -17,6 +17,7 @@ from core.graph.deps import EventCallback, build_deps
 from core.graph.plan_diff import diff_plans
 from core.graph.runner import ResearchRunner, RunNotFound
 from core.index.store import IndexStore
+from core.index.vector_store import VectorStoreUnavailable
 from core.ingest.pipeline import INDEX_VERSION, ProgressCallback, ingest_file, reindex_filing
 from core.models import (
     Chunk,
@@ -61,7 +62,16 @@ class CitedPassage:
 
 
 # What pages catch from this API, re-exported so they need not import the graph package.
-__all__ = ["SAMPLE_FILING", "CitedPassage", "LiveRun", "RunBusy", "RunNotFound", "Workbench", "get_workbench"]
+__all__ = [
+    "SAMPLE_FILING",
+    "CitedPassage",
+    "LiveRun",
+    "RunBusy",
+    "RunNotFound",
+    "VectorStoreUnavailable",
+    "Workbench",
+    "get_workbench",
+]
 
 
 class Workbench:
@@ -372,17 +382,8 @@ class Workbench:
 
     def apply_settings(self, settings: Settings) -> None:
         """Use new settings from now on; components built from the old ones are rebuilt lazily."""
-        index_changed = (
-            settings.embedding_model,
-            settings.chroma_host,
-            settings.chroma_port,
-            settings.data_dir,
-        ) != (
-            self.settings.embedding_model,
-            self.settings.chroma_host,
-            self.settings.chroma_port,
-            self.settings.data_dir,
-        )
+        index_fields = ("embedding_model", "chroma_host", "chroma_port", "chroma_namespace", "data_dir")
+        index_changed = any(getattr(settings, f) != getattr(self.settings, f) for f in index_fields)
         with self._lock:
             self.settings = settings
             # A run in progress keeps the objects it holds; the next call builds fresh ones.

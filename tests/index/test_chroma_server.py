@@ -1,0 +1,157 @@
+"""A library whose vectors live on a real Chroma server (`chroma run`, from the chromadb package): ingest,
+search, research and delete go through it; two libraries sharing the server never touch each other's
+vectors, not even when one repairs itself after a kill -9; an unreachable server is a sentence."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from core.config import Settings
+from core.index.store import PENDING_WRITES_DIR, IndexStore
+from core.index.vector_store import VectorStoreUnavailable
+from core.service import Workbench
+from tests.conftest import REPO_ROOT, SAMPLE_DOCS
+from tests.index.test_crash_repair import CHILD
+
+SAMPLE = SAMPLE_DOCS / "northwind_10k_fy2025.html"
+QUESTION = "How did Northwind's Fleet Software revenue change in FY2025?"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory):
+    """A Chroma server on a free port with its own persistence directory; (host, port)."""
+    chroma = Path(sys.executable).with_name("chroma")
+    assert chroma.exists(), "the chromadb package installs the `chroma` server command beside python"
+    port = _free_port()
+    path = tmp_path_factory.mktemp("chroma-server")
+    log = (path.parent / "chroma-server.log").open("w")
+    server = subprocess.Popen(
+        [str(chroma), "run", "--path", str(path), "--host", "localhost", "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://localhost:{port}/api/v2/heartbeat", timeout=2):
+                break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                pytest.fail(
+                    f"the Chroma server did not start: {(path.parent / 'chroma-server.log').read_text()}"
+                )
+            time.sleep(0.2)
+    yield "localhost", port
+    server.terminate()
+    server.wait(timeout=30)
+    log.close()
+
+
+def _settings(data_dir: Path, server: tuple[str, int]) -> Settings:
+    host, port = server
+    return Settings(data_dir=data_dir, chroma_host=host, chroma_port=port, web_search_enabled=False)
+
+
+def _server_count(store: IndexStore) -> int:
+    """Vectors of the store's collection, counted by a separate client of the server."""
+    import chromadb
+
+    host, port = store.settings.chroma_host, store.settings.chroma_port
+    client = chromadb.HttpClient(host=host, port=port, settings=chromadb.Settings(anonymized_telemetry=False))
+    return client.get_collection(store.vectors.collection_name).count()
+
+
+def test_a_library_on_a_chroma_server_ingests_searches_researches_and_deletes(tmp_path, chroma_server):
+    bench = Workbench(_settings(tmp_path / "data", chroma_server))
+    (ingested,) = bench.ingest_paths([SAMPLE])
+    assert ingested.ok, ingested.error
+    filing_id = ingested.filing.filing_id
+    assert not (tmp_path / "data" / "chroma").exists()  # nothing vector-shaped in the data directory
+    assert _server_count(bench.store) == ingested.filing.chunks > 0
+
+    vector_hits = bench.retrieve("Fleet Software subscription revenue", strategy="vector", k=5)
+    assert vector_hits.chunks and all(c.chunk.filing_id == filing_id for c in vector_hits.chunks)
+
+    run = bench.start_research(QUESTION, [filing_id])
+    run = bench.approve_plan(run.run_id)
+    assert run.status == "finished", run.error
+    assert run.citations and "112.5" in (run.answer or "")
+
+    assert bench.delete_filing(filing_id)
+    assert _server_count(bench.store) == 0
+    bench.close()
+
+
+def test_two_libraries_on_one_server_never_touch_each_others_vectors(tmp_path, chroma_server):
+    first = Workbench(_settings(tmp_path / "first", chroma_server))
+    (ingested,) = first.ingest_paths([SAMPLE])
+    kept = _server_count(first.store)
+    assert kept == ingested.filing.chunks
+
+    second_dir = tmp_path / "second"
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "WORKBENCH_CHROMA_HOST": chroma_server[0],
+        "WORKBENCH_CHROMA_PORT": str(chroma_server[1]),
+    }
+    # The second library's ingestion is killed mid-write (after its vectors reached the server).
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(second_dir), "ingest", str(SAMPLE)],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == -9 and "survived" not in done.stdout, done.stderr[-2000:]
+    assert any((second_dir / PENDING_WRITES_DIR).iterdir())
+
+    second = Workbench(_settings(second_dir, chroma_server))
+    notes = second.startup_repairs()
+    assert any("did not finish" in note for note in notes), notes
+    assert _server_count(first.store) == kept  # the other library's vectors are all there…
+    assert _server_count(second.store) == 0  # …and this one's half-ingested vectors are gone
+    assert second.store.vectors.collection_name != first.store.vectors.collection_name
+    assert not second.retrieve("Fleet Software revenue", strategy="vector", k=5).chunks
+    first.close()
+    second.close()
+
+
+def test_an_unreachable_server_is_a_sentence_not_a_traceback(tmp_path):
+    settings = Settings(data_dir=tmp_path / "data", chroma_host="localhost", chroma_port=_free_port())
+    with pytest.raises(VectorStoreUnavailable, match="cannot be reached"):
+        IndexStore.open(settings)
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "WORKBENCH_CHROMA_HOST": "localhost",
+        "WORKBENCH_CHROMA_PORT": str(settings.chroma_port),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "core.cli", "filings", "--data-dir", str(tmp_path / "data")],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "Chroma server at localhost" in done.stderr and "Traceback" not in done.stderr
