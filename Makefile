@@ -16,7 +16,7 @@ $(VENV)/.runtime: requirements.txt
 	$(PY) -m pip install -r requirements.txt
 	touch $@
 
-$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt $(VENV)/.llm
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt requirements-scale.txt $(VENV)/.llm
 	$(PY) -m pip install -r requirements-dev.txt
 	touch $@
 

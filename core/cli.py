@@ -16,7 +16,7 @@ from typing import Any
 
 from core.config import load_settings
 from core.models import STRATEGY_CHOICES, Chunk, IngestProgress, IngestResult, Plan, RunEvent, RunRecord
-from core.service import VectorStoreUnavailable, Workbench
+from core.service import ServiceUnavailable, Workbench
 
 
 def _workbench(args: argparse.Namespace) -> Workbench:
@@ -394,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))
-    except VectorStoreUnavailable as exc:
+    except ServiceUnavailable as exc:
         print(str(exc), file=sys.stderr)
         return 2
 

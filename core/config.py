@@ -18,6 +18,11 @@ BUNDLED_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_RERANKER_MODEL = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 
 
+class ServiceUnavailable(RuntimeError):
+    """A configured server (vector store, checkpoint database) cannot be used; the message says so in a
+    sentence a person understands, with no exception text and no password."""
+
+
 class Settings(BaseSettings):
     """Every tunable of the workbench; override with WORKBENCH_<NAME> environment variables."""
 
@@ -27,6 +32,10 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("data"), description="Root of everything persistent.")
     chroma_host: str | None = Field(default=None, description="Chroma server host; None = embedded store.")
     chroma_port: int = 8000
+    checkpoint_url: SecretStr | None = Field(
+        default=None,
+        description="postgresql://… URL of a database for run checkpoints; None = SQLite in data_dir.",
+    )
     chroma_namespace: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$",

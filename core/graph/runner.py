@@ -1,21 +1,21 @@
-"""Run API over the research graph: start, review, continue, override, get and list runs (SQLite checkpoints)."""
+"""Run API over the research graph: start, review, continue, override, get and list runs (checkpointed in
+SQLite or Postgres, see core.graph.checkpoints)."""
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-import sqlite3
 import threading
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 
 from core.config import Settings, run_settings
 from core.graph.builder import build_graph
+from core.graph.checkpoints import open_checkpoints
 from core.graph.deps import EventCallback, ResearchDeps
 from core.graph.node_support import CANCELLED_MESSAGE, RunCancelled, unexpected_failure
 from core.llm import engine_name
@@ -69,11 +69,8 @@ class ResearchRunner:
         # Run ids the analyst cancelled; shared by the runners of one workbench, since a run started
         # before a settings change keeps the runner it started with.
         self._cancel_requested = cancel_requests if cancel_requests is not None else set()
-        settings.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
-        # One connection shared by threads (Streamlit reruns); SqliteSaver serialises access itself.
-        self._conn = sqlite3.connect(str(settings.checkpoint_path), check_same_thread=False)
-        self.checkpointer = SqliteSaver(self._conn)
-        self.checkpointer.setup()
+        self._checkpoints = open_checkpoints(settings)
+        self.checkpointer = self._checkpoints.saver
         self.graph = build_graph(self.checkpointer)
 
     # --- plumbing -------------------------------------------------------------------------------
@@ -245,9 +242,8 @@ class ResearchRunner:
 
     def list_runs(self) -> list[RunSummary]:
         """Every run in the checkpointer (distinct thread ids), newest first."""
-        rows = self._conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
         summaries = []
-        for (thread_id,) in rows:
+        for thread_id in self._checkpoints.thread_ids():
             try:
                 record = self.get(thread_id)
             except RunNotFound:
@@ -267,7 +263,7 @@ class ResearchRunner:
 
     def close(self) -> None:
         """Close the checkpoint database."""
-        self._conn.close()
+        self._checkpoints.close()
 
 
 def _status(snapshot: Any) -> tuple[str, dict | None, str | None]:

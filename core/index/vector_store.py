@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from core.config import Settings
+from core.config import ServiceUnavailable, Settings
 from core.index.embeddings import Embedder, get_embedder
 from core.models import Chunk
 
@@ -43,7 +43,7 @@ def _chroma_embedding_function(embedder: Embedder) -> Any:
     return WorkbenchEmbeddingFunction(embedder.model_name)
 
 
-class VectorStoreUnavailable(RuntimeError):
+class VectorStoreUnavailable(ServiceUnavailable):
     """The configured Chroma server cannot be reached; the message says so in a sentence."""
 
 

@@ -11,13 +11,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.config import Settings, save_settings
+from core.config import ServiceUnavailable, Settings, save_settings
 from core.graph.background import BackgroundRuns, LiveRun, RunBusy
 from core.graph.deps import EventCallback, build_deps
 from core.graph.plan_diff import diff_plans
 from core.graph.runner import ResearchRunner, RunNotFound
 from core.index.store import IndexStore
-from core.index.vector_store import VectorStoreUnavailable
 from core.ingest.pipeline import INDEX_VERSION, ProgressCallback, ingest_file, reindex_filing
 from core.models import (
     Chunk,
@@ -68,7 +67,7 @@ __all__ = [
     "LiveRun",
     "RunBusy",
     "RunNotFound",
-    "VectorStoreUnavailable",
+    "ServiceUnavailable",
     "Workbench",
     "get_workbench",
 ]
@@ -93,9 +92,11 @@ class Workbench:
         return store
 
     def startup_repairs(self) -> list[str]:
-        """What the start-up check of the index repaired, in sentences (opening the index runs it, once
-        per process); empty when every store agreed with the catalog."""
+        """Open the index and the run checkpoints (raises ServiceUnavailable, in a sentence, when a
+        configured server cannot be reached); returns what the start-up check of the index repaired, in
+        sentences (it runs once per process), empty when every store agreed with the catalog."""
         _ = self.store
+        _ = self.runner
         return self.repair_notes
 
     # --- Library -----------------------------------------------------------------------------

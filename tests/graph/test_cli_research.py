@@ -1,5 +1,5 @@
 """CLI `ask` / `resume`: headless runs, plan review from a file, and a run killed mid-way that resumes
-from its SQLite checkpoint with no step lost or repeated."""
+from its checkpoint (SQLite, or a Postgres server) with no step lost or repeated."""
 
 from __future__ import annotations
 
@@ -56,9 +56,13 @@ def _cli(*args: str) -> list[str]:
 
 
 @pytest.mark.slow
-def test_killed_run_resumes_without_losing_or_repeating_steps(sample_index) -> None:
+@pytest.mark.parametrize("checkpoints", ["sqlite", "postgres"])
+def test_killed_run_resumes_without_losing_or_repeating_steps(sample_index, checkpoints, request) -> None:
     data_dir, filing_id = sample_index
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "WORKBENCH_WEB_SEARCH_ENABLED": "false"}
+    if checkpoints == "postgres":  # the same crash with the checkpoints on a Postgres server
+        env["WORKBENCH_CHECKPOINT_URL"] = request.getfixturevalue("postgres_url")
+    run_id = f"crash-{checkpoints}"
     ask = _cli(
         "ask",
         QUESTION,
@@ -66,7 +70,7 @@ def test_killed_run_resumes_without_losing_or_repeating_steps(sample_index) -> N
         filing_id,
         "--auto-approve",
         "--run-id",
-        "crash-1",
+        run_id,
         "--data-dir",
         str(data_dir),
     )
@@ -89,7 +93,7 @@ def test_killed_run_resumes_without_losing_or_repeating_steps(sample_index) -> N
     assert proc.returncode == -9, "".join(seen[-20:])
 
     resumed = subprocess.run(
-        _cli("resume", "crash-1", "--data-dir", str(data_dir)),
+        _cli("resume", run_id, "--data-dir", str(data_dir)),
         cwd=REPO_ROOT,
         env=env,
         capture_output=True,

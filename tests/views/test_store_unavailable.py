@@ -1,4 +1,5 @@
-"""An unreachable Chroma server: every page that searches says so in a sentence and stops; Settings opens."""
+"""An unreachable server (Chroma, the checkpoint database): every page that needs it says so in a sentence
+and stops; Settings opens."""
 
 from __future__ import annotations
 
@@ -43,3 +44,26 @@ def test_settings_still_opens(unreachable_store):
     at = AppTest.from_file(str(REPO_ROOT / "pages" / "settings.py"), default_timeout=120).run()
     assert not at.exception and not at.error
     assert at.title[0].value == "Settings"
+
+
+def test_an_unreachable_checkpoint_database_is_said_on_the_history_page(tmp_path, monkeypatch):
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("WORKBENCH_CHECKPOINT_URL", f"postgresql://analyst:pw-91c2@localhost:{port}/research")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from core.config import get_settings
+    from views.shared import workbench
+
+    get_settings.cache_clear()
+    workbench.clear()
+    try:
+        at = AppTest.from_file(str(REPO_ROOT / "pages" / "history.py"), default_timeout=120).run()
+    finally:
+        get_settings.cache_clear()
+        workbench.clear()
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert error.startswith(f"The checkpoint database (Postgres at localhost:{port}, database research,")
+    assert "pw-91c2" not in error and "analyst" not in error

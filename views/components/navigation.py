@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.service import VectorStoreUnavailable, Workbench
+from core.service import ServiceUnavailable, Workbench
 from views.components.display import inject_css, page_link
 from views.shared import workbench
 
@@ -45,8 +45,8 @@ def page_setup(label: str, caption: str) -> Workbench:
     bench = workbench()
     if label != "Settings":  # Settings stays open: it is where a wrong store address is put right
         try:
-            bench.startup_repairs()  # opens the index (once per process), so an unreachable store shows here
-        except VectorStoreUnavailable as exc:
+            bench.startup_repairs()  # opens the index and checkpoints: an unreachable server shows here
+        except ServiceUnavailable as exc:
             st.error(str(exc), icon=":material/cloud_off:")
             st.stop()
     return bench
