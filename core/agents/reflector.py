@@ -15,6 +15,16 @@ from core.text.sentences import content_terms
 _CONFIRMED = 0.5
 # Question words that are not things to find in a filing.
 _NOT_TOPICS = {
+    # What the question asks the filing to have done, not what it is about ("forecasting", "expect").
+    "forecast",
+    "forecasts",
+    "forecasting",
+    "expect",
+    "expects",
+    "expected",
+    "expecting",
+    "anticipate",
+    "anticipated",
     "much",
     "many",
     "hold",
