@@ -104,6 +104,26 @@ LINE_ITEMS: list[LineItem] = [
         "cost of sales cost of revenue cost of goods sold",
         outflow=True,
     ),
+    # Some income statements print the cost of products and of services with no total (an aerospace
+    # maker's "Cost of products" and "Cost of services"): a gross margin falls back to their sum.
+    _li(
+        "cost_of_products",
+        "cost of products",
+        [r"cost of products"],
+        [r"cost of products"],
+        "income",
+        "cost of products",
+        outflow=True,
+    ),
+    _li(
+        "cost_of_services",
+        "cost of services",
+        [r"cost of services"],
+        [r"cost of services"],
+        "income",
+        "cost of services",
+        outflow=True,
+    ),
     _li(
         "gross_profit",
         "gross profit",
@@ -457,7 +477,10 @@ METRICS: list[Metric] = [
         (r"gross (profit )?margin", r"gross (profit|income)? ?%? ?margin"),
         "gross profit / revenue",
         "percent",
-        fallbacks=("(revenue - cost of revenue) / revenue",),
+        fallbacks=(
+            "(revenue - cost of revenue) / revenue",
+            "(revenue - cost of products - cost of services) / revenue",
+        ),
     ),
     Metric(
         "operating_margin",

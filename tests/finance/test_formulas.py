@@ -112,6 +112,19 @@ def test_total_debt_without_short_term_borrowings_says_which_definition_it_used(
     assert "as short-term borrowings is not reported" in result.working
 
 
+def test_gross_margin_from_product_and_service_costs_when_no_total_cost_is_printed():
+    income = """CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)
+2019 2018
+Total revenues 1,000 900
+Cost of products (600) (560)
+Cost of services (150) (130)
+Operating earnings 90 70
+"""
+    result = _value("What was the FY2019 gross margin?", _rows_lookup(income))
+    assert result.value == pytest.approx(0.25)
+    assert "as gross profit is not reported" in result.working and "25.0%" in result.headline
+
+
 def test_growth_that_names_no_figure_is_revenue_growth(lookup):
     result = _value("Is this a high growth company as of FY2019?", lookup)
     assert result.request.name == "revenue" and result.request.years == [2018, 2019]
