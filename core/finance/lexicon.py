@@ -289,7 +289,11 @@ LINE_ITEMS: list[LineItem] = [
     _li(
         "share_repurchases",
         "share repurchases",
-        [r"(share|stock) (repurchases?|buybacks?)", r"purchases? of treasury stock"],
+        [
+            r"(share|stock) (repurchases?|buybacks?)",
+            r"purchases? of treasury stock",
+            r"(repurchas(e|es|ed|ing)|buy(s|ing)? back|bought back) (its |of )?(own )?(common )?(stock|shares)",
+        ],
         [
             r"(repurchases?|purchases?) of (common |ordinary )?(stock|shares)( under [\w\s]+)?",
             r"purchases? of treasury (stock|shares)",

@@ -140,6 +140,17 @@ def _less_item(question: str, end: int) -> LineItem | None:
     return mentions[0][2] if mentions and mentions[0][0] == 0 else None
 
 
+_YES_NO_RE = re.compile(r"^\s*(has|have|had|did|does|do)\b", re.I)
+
+
+def _asks_whether_cash_was_spent(question: str) -> bool:
+    """'Has it paid dividends in FY2022?', 'Did it buy back shares?': a yes or no that a cash-flow line
+    item answers — the answer states the amount, which says yes (or no) with a citation."""
+    return bool(_YES_NO_RE.match(question)) and any(
+        item.statement == "cash_flow" for _, _, item in line_item_mentions(question)
+    )
+
+
 def asks_why(text: str) -> bool:
     """True when the question asks for reasons or drivers ("what drove", "why", "factors"), not only a figure."""
     return bool(_WHY_RE.search(text))
@@ -275,7 +286,12 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                 line_items=[revenue],
             )
         ]
-    if not requests and not _AMOUNT_WORDS.search(question) and not _CHANGE_RE.search(question):
+    if (
+        not requests
+        and not _AMOUNT_WORDS.search(question)
+        and not _CHANGE_RE.search(question)
+        and not _asks_whether_cash_was_spent(question)
+    ):
         return []
     for start, end, item in line_item_mentions(question):
         if any(s <= start < e or s < end <= e for s, e in spans):

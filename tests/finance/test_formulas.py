@@ -125,6 +125,15 @@ Operating earnings 90 70
     assert "as gross profit is not reported" in result.working and "25.0%" in result.headline
 
 
+def test_whether_cash_was_paid_is_answered_with_the_amount():
+    cash = CASH + "Dividends paid (300) (250)\nRepurchases of common stock (500) (0)\n"
+    result = _value("Has the company paid dividends to common shareholders in FY2019?", _rows_lookup(cash))
+    assert result.value == 300 and "$300 million" in result.headline
+    result = _value("Did the company buy back shares in FY2019?", _rows_lookup(cash))
+    assert result.value == 500 and "$500 million" in result.headline
+    assert figure_requests("Has the company disclosed any cybersecurity incidents?", 2019) == []
+
+
 def test_growth_that_names_no_figure_is_revenue_growth(lookup):
     result = _value("Is this a high growth company as of FY2019?", lookup)
     assert result.request.name == "revenue" and result.request.years == [2018, 2019]
