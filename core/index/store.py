@@ -28,6 +28,10 @@ ORPHAN_UPLOAD_AGE_S = 600.0
 PENDING_WRITES_DIR = "pending-writes"
 
 
+class FilingAlreadyIngested(RuntimeError):
+    """Another ingestion of the same file committed first (same content, same filing id)."""
+
+
 @dataclass
 class IndexStore:
     """Everything searchable under one data directory; writes go through `write_lock`."""
@@ -76,34 +80,52 @@ class IndexStore:
         leaves stores that `repair` makes agree with the catalog again at the next start.
         """
         upload = self.original_path(filing)
-        with self.write_lock, self.writing(filing.filing_id):
-            try:
-                with self.catalog.transaction() as conn:
-                    if replacing:
-                        self.catalog.delete_filing_rows(conn, filing.filing_id)
-                        self.vectors.delete_filing(filing.filing_id)
-                        self.keywords.remove_filing(filing.filing_id)
-                    self.catalog.insert_filing(conn, filing, chunks)
-                    self.vectors.add(chunks, vectors)
-                    self.keywords.add_filing(filing.filing_id, chunks)
-                    upload.parent.mkdir(parents=True, exist_ok=True)
-                    upload.write_bytes(original)
-            except BaseException:
-                # The catalog transaction rolled back by itself; undo the stores that have no transactions.
-                undo_steps = [
-                    lambda: self.vectors.delete_filing(filing.filing_id),
-                    lambda: self.keywords.remove_filing(filing.filing_id),
-                ]
+        with self.write_lock:
+            # Two uploads of one file may both pass the early duplicate check; the second must neither
+            # insert it twice nor, rolling back, remove the vectors and postings the first one wrote.
+            if not replacing and self.catalog.get_filing(filing.filing_id) is not None:
+                raise FilingAlreadyIngested(filing.filing_id)
+            with self.writing(filing.filing_id):
+                self._write_filing(filing, chunks, vectors, original, upload, replacing=replacing)
+
+    def _write_filing(
+        self,
+        filing: Filing,
+        chunks: list[Chunk],
+        vectors: np.ndarray,
+        original: bytes,
+        upload: Path,
+        *,
+        replacing: bool,
+    ) -> None:
+        """add_filing's writes and their undo; the caller holds write_lock and the write mark."""
+        try:
+            with self.catalog.transaction() as conn:
                 if replacing:
-                    undo_steps.append(lambda: self.rebuild_search_index(filing.filing_id))
-                else:
-                    undo_steps.append(lambda: upload.unlink(missing_ok=True))
-                for undo in undo_steps:
-                    try:
-                        undo()
-                    except Exception:
-                        log.exception("rollback step failed for %s", filing.filing_id)
-                raise
+                    self.catalog.delete_filing_rows(conn, filing.filing_id)
+                    self.vectors.delete_filing(filing.filing_id)
+                    self.keywords.remove_filing(filing.filing_id)
+                self.catalog.insert_filing(conn, filing, chunks)
+                self.vectors.add(chunks, vectors)
+                self.keywords.add_filing(filing.filing_id, chunks)
+                upload.parent.mkdir(parents=True, exist_ok=True)
+                upload.write_bytes(original)
+        except BaseException:
+            # The catalog transaction rolled back by itself; undo the stores that have no transactions.
+            undo_steps = [
+                lambda: self.vectors.delete_filing(filing.filing_id),
+                lambda: self.keywords.remove_filing(filing.filing_id),
+            ]
+            if replacing:
+                undo_steps.append(lambda: self.rebuild_search_index(filing.filing_id))
+            else:
+                undo_steps.append(lambda: upload.unlink(missing_ok=True))
+            for undo in undo_steps:
+                try:
+                    undo()
+                except Exception:
+                    log.exception("rollback step failed for %s", filing.filing_id)
+            raise
 
     def delete_filing(self, filing_id: str) -> bool:
         """Remove a filing from every store and its stored original; False if it was not there."""

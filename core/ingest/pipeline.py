@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.index.embedding_cache import CacheStats
-from core.index.store import IndexStore
+from core.index.store import FilingAlreadyIngested, IndexStore
 from core.ingest.chunker import chunk_sections
 from core.ingest.context import add_context
 from core.ingest.errors import IngestError
@@ -167,6 +167,11 @@ def _finish(store: IndexStore, progress: _Progress, prepared: _Prepared) -> Inge
     )
 
 
+def _already_in_library(progress: _Progress, filename: str, filing: Filing | None) -> IngestResult:
+    progress.report("duplicate", 1.0, "Already in the library: nothing changed.")
+    return IngestResult(filename=filename, ok=True, filing=filing, duplicate=True)
+
+
 def ingest_file(
     store: IndexStore, data: bytes, filename: str, on_progress: ProgressCallback | None = None
 ) -> IngestResult:
@@ -179,12 +184,15 @@ def ingest_file(
         filing_id = filing_id_for(data)
         existing = store.catalog.get_filing(filing_id)
         if existing is not None:
-            progress.report("duplicate", 1.0, "Already in the library: nothing changed.")
-            return IngestResult(filename=filename, ok=True, filing=existing, duplicate=True)
+            return _already_in_library(progress, filename, existing)
         progress.end()
         prepared = _prepare(store, progress, data, filename, source_type, filing_id)
         progress.begin("index")
-        store.add_filing(prepared.filing, prepared.chunks, prepared.vectors, data)
+        try:
+            store.add_filing(prepared.filing, prepared.chunks, prepared.vectors, data)
+        except FilingAlreadyIngested:
+            # The same file, uploaded twice at once: the other ingestion wrote it first.
+            return _already_in_library(progress, filename, store.catalog.get_filing(filing_id))
         progress.end()
         return _finish(store, progress, prepared)
     except IngestError as exc:

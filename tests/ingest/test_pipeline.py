@@ -58,6 +58,36 @@ def test_same_bytes_twice_changes_nothing(store):
     assert _state(store) == before
 
 
+def test_one_file_uploaded_twice_at_once_is_ingested_once_and_keeps_its_passages(store, monkeypatch):
+    import threading
+
+    # Both ingestions pass the early duplicate check and prepare their passages before either writes.
+    both_prepared = threading.Barrier(2, timeout=120)
+    add_filing = IndexStore.add_filing
+
+    def add_when_both_are_ready(self, *args, **kwargs):
+        both_prepared.wait()
+        return add_filing(self, *args, **kwargs)
+
+    monkeypatch.setattr(IndexStore, "add_filing", add_when_both_are_ready)
+    results = []
+    uploads = [
+        threading.Thread(
+            target=lambda name=name: results.append(ingest_file(store, SMALL.read_bytes(), name))
+        )
+        for name in ("first.txt", "second.txt")
+    ]
+    for upload in uploads:
+        upload.start()
+    for upload in uploads:
+        upload.join(timeout=300)
+    assert all(r.ok for r in results) and sorted(r.duplicate for r in results) == [False, True], results
+    n = next(r for r in results if not r.duplicate).filing.chunks
+    # The one that lost the race wrote nothing and, rolling back, removed nothing of the other's.
+    assert store.catalog.count_chunks() == n == store.vectors.count() == len(store.keywords)
+    assert len(store.catalog.list_filings()) == 1
+
+
 def test_failure_while_indexing_leaves_no_trace(store, monkeypatch):
     before = _state(store)
 
