@@ -30,7 +30,8 @@ bench = page_setup(
     "truth, or by your LLM), citations and time. Filings are ingested into a separate evaluation workspace.",
 )
 
-with st.form("eval-form"):
+# An evaluation runs for minutes: only the button starts one, not Enter in a field of the form.
+with st.form("eval-form", enter_to_submit=False):
     choice = st.radio("Question set", list(SETS), format_func=SETS.get, horizontal=True)
     upload = st.file_uploader(
         "Question set file",
