@@ -8,7 +8,7 @@ from core.agents.base import AgentDeps
 from core.agents.contracts import DraftClaim, ReportDraft, ReportSection, StepDigest, WriterInput
 from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
-from core.finance.requests import asks_why
+from core.finance.requests import asks_why, asks_yes_no
 from core.models import Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.text.figures import unsupported_figures
@@ -71,7 +71,8 @@ def _figure_label(headline: str) -> str:
 
 def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[DraftClaim]:
     """The best passage of each search that reads text (not the statement lookups behind figures): the
-    anchor's (the question as asked) first when no figure answers the question, else only when it asks why."""
+    anchor's (the question as asked) first when no figure answers the question, else only when it asks why
+    or for a yes or no."""
     searches = [
         s
         for s in inputs.steps
@@ -84,7 +85,9 @@ def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[Draf
     if not figures_stated:
         ordered, limit = anchors + others, ANSWER_SENTENCES
     else:
-        ordered = others + (anchors if asks_why(inputs.question) else [])
+        # A why needs the passages that explain; a yes or no, the sentence that says it (the figure backs it).
+        explained = asks_why(inputs.question) or asks_yes_no(inputs.question)
+        ordered = others + (anchors if explained else [])
         limit = ANSWER_SENTENCES
     claims: list[DraftClaim] = []
     seen: set[str] = set()

@@ -140,13 +140,19 @@ def _less_item(question: str, end: int) -> LineItem | None:
     return mentions[0][2] if mentions and mentions[0][0] == 0 else None
 
 
-_YES_NO_RE = re.compile(r"^\s*(has|have|had|did|does|do)\b", re.I)
+_YES_NO_RE = re.compile(r"^\s*(has|have|had|did|does|do|is|are|was|were|can|will)\b", re.I)
+_DID_RE = re.compile(r"^\s*(has|have|had|did|does|do)\b", re.I)
+
+
+def asks_yes_no(text: str) -> bool:
+    """True for a question answered yes or no ("Has it paid dividends…?", "Is it capital-intensive?")."""
+    return bool(_YES_NO_RE.match(text))
 
 
 def _asks_whether_cash_was_spent(question: str) -> bool:
     """'Has it paid dividends in FY2022?', 'Did it buy back shares?': a yes or no that a cash-flow line
     item answers — the answer states the amount, which says yes (or no) with a citation."""
-    return bool(_YES_NO_RE.match(question)) and any(
+    return bool(_DID_RE.match(question)) and any(
         item.statement == "cash_flow" for _, _, item in line_item_mentions(question)
     )
 

@@ -36,6 +36,9 @@ def company_forms(company: str) -> list[str]:
     if not words or company == UNKNOWN_COMPANY:
         return []
     forms = [" ".join(words)]
+    # Leading words, longest first, ending on a name word: "MGM Resorts" for "MGM Resorts International"
+    # (not "Bank of" for "Bank of America").
+    forms += [" ".join(words[:k]) for k in range(len(words) - 1, 1, -1) if words[k - 1][:1].isupper()]
     if len(words) >= 2:
         forms.append("".join(words))  # "BestBuy", "JohnsonJohnson"
         alpha = [w for w in words if w.isalpha()]

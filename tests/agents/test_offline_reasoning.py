@@ -286,3 +286,30 @@ def test_a_step_whose_findings_are_already_stated_says_so_instead_of_finding_not
     assert not second.claims
     assert second.gap == "What this step found is already stated above (step 1)."
     assert "step(s) found no supporting evidence" not in draft.summary
+
+
+def test_a_yes_or_no_answer_states_the_figure_and_the_sentence_that_says_it() -> None:
+    said = _ev("S1-E1", "The Company has paid cash dividends every quarter since becoming a public company.")
+    anchor = StepDigest(
+        index=0,
+        sub_question="Has the company paid dividends in FY2022?",
+        tool="search_10k",
+        origin="anchor",
+        query="paid dividends FY2022",
+        cards=[KnowledgeCard(claim=said.text, evidence_ids=["S1-E1"], confidence=0.9)],
+        evidence=[said],
+    )
+    figure = StepDigest(
+        index=1,
+        sub_question="Dividends paid (FY2022)",
+        tool="calculator",
+        cards=[KnowledgeCard(claim="Dividends paid (FY2022): $2,907 million", evidence_ids=["S2-E1"])],
+    )
+    for question, states_sentence in (
+        ("Has the company paid dividends in FY2022?", True),
+        ("What were dividends paid in FY2022?", False),  # the figure is the whole answer
+    ):
+        draft = offline_write(WriterInput(question=question, steps=[anchor, figure]), DEPS)
+        claims = [c.text for c in draft.answer]
+        assert claims[0].startswith("Dividends paid (FY2022)")
+        assert (said.text in claims) is states_sentence, claims

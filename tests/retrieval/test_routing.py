@@ -79,6 +79,13 @@ def test_a_year_alone_routes_to_that_years_filings() -> None:
     assert route_filings(analyze_query("Which companies cut capital spending in FY2019?"), LIBRARY) is None
 
 
+def test_company_forms_include_leading_name_words() -> None:
+    from core.retrieval.routing import company_forms
+
+    assert company_forms("MGM Resorts International")[:2] == ["MGM Resorts International", "MGM Resorts"]
+    assert "Bank of" not in company_forms("Bank of America Corporation")
+
+
 def test_company_forms_in_questions() -> None:
     """Short forms analysts write: initials with '&' or 'n', possessives, other capitalisation."""
     known = [f for f in LIBRARY if f.filing_id != "unknown"]
