@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from core.citations import CITATION_MARK, answer_body, cited_numbers, quote_in_text
 from core.evaluation.numbers import matched_numbers, quantities, same_quantity
+from core.finance.compute import FALLBACK_REASON_RE
 from core.models import Citation, EvalContext, EvalQuestion, MetricValue, SystemAnswer
 from core.text.sentences import content_terms
 
@@ -55,9 +56,6 @@ _REFUSAL_RE = re.compile(
     r"\b(not (found|reported|disclosed|stated)|no supporting passage|nothing in .* answered|cannot be (determined|found))\b",
     re.I,
 )
-# A computed figure that used another textbook definition says why: "(defined as …, as short-term
-# investments is not reported)". That names a missing input of one definition, not a missing answer.
-_DEFINITION_NOTE_RE = re.compile(r", as [^()]{1,80}? is not reported\)")
 
 
 def _terms(text: str) -> set[str]:
@@ -218,7 +216,8 @@ def is_numeric(reference: str) -> bool:
 
 def refused(answer: SystemAnswer) -> bool:
     """The answer cites nothing, or its first statement says the filings did not answer."""
-    first = _DEFINITION_NOTE_RE.sub(")", headline(answer.answer))[:400]
+    # A figure computed by another textbook definition says which input it lacked: not a refusal.
+    first = FALLBACK_REASON_RE.sub(")", headline(answer.answer))[:400]
     return not answer.citations or bool(_REFUSAL_RE.search(first))
 
 

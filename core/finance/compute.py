@@ -9,6 +9,10 @@ from itertools import pairwise
 from core.finance.formula import Evaluation, Found, Lookup, evaluate, parse_formula
 from core.finance.requests import FigureRequest
 
+#: How a figure computed by a fallback definition ends its working: "(defined as …, as X is not reported)".
+NOT_REPORTED = " is not reported"
+#: That note's reason, for readers of an answer (a missing input of one definition is not a missing answer).
+FALLBACK_REASON_RE = re.compile(rf", as [^()]{{1,80}}?{NOT_REPORTED}\)")
 _UNIT_WORD = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
 _UNIT_SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 
@@ -111,7 +115,8 @@ def compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
     for formula in request.fallbacks:
         other = _compute(replace(request, formula=formula, fallbacks=[]), lookup)
         if other.complete:
-            other.working += f" (defined as {formula}, as {first.missing[0][0] if first.missing else 'an input'} is not reported)"
+            lacking = first.missing[0][0] if first.missing else "an input"
+            other.working += f" (defined as {formula}, as {lacking}{NOT_REPORTED})"
             return other
     return first
 

@@ -22,6 +22,10 @@ log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 10.0
 
 
+#: Every run id with a checkpoint (LangGraph's savers name the table and column alike in SQLite and Postgres).
+RUN_IDS_SQL = "SELECT DISTINCT thread_id FROM checkpoints"
+
+
 class CheckpointStoreUnavailable(ServiceUnavailable):
     """The configured checkpoint database cannot be used; the message says why in a sentence."""
 
@@ -33,7 +37,6 @@ class Checkpoints:
     saver: Any  # a langgraph BaseCheckpointSaver
     thread_ids: Callable[[], list[str]]  # every run id that has a checkpoint
     close: Callable[[], None]
-    where: str  # "SQLite in the data directory" / "Postgres (host, database)", for logs and the README
 
 
 def open_checkpoints(settings: Settings) -> Checkpoints:
@@ -53,9 +56,9 @@ def _sqlite(settings: Settings) -> Checkpoints:
     saver.setup()
 
     def thread_ids() -> list[str]:
-        return [row[0] for row in conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()]
+        return [row[0] for row in conn.execute(RUN_IDS_SQL).fetchall()]
 
-    return Checkpoints(saver, thread_ids, conn.close, "SQLite in the data directory")
+    return Checkpoints(saver, thread_ids, conn.close)
 
 
 def describe_postgres(url: str) -> str:
@@ -104,7 +107,7 @@ def _postgres(url: str, workers: int) -> Checkpoints:
 
     def thread_ids() -> list[str]:
         with pool.connection() as conn:
-            rows = conn.execute("SELECT DISTINCT thread_id FROM checkpoints").fetchall()
+            rows = conn.execute(RUN_IDS_SQL).fetchall()
         return [row["thread_id"] for row in rows]
 
-    return Checkpoints(saver, thread_ids, pool.close, where)
+    return Checkpoints(saver, thread_ids, pool.close)

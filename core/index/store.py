@@ -79,14 +79,13 @@ class IndexStore:
         vectors and postings are rebuilt from them and the stored original stays. A process killed mid-way
         leaves stores that `repair` makes agree with the catalog again at the next start.
         """
-        upload = self.original_path(filing)
         with self.write_lock:
             # Two uploads of one file may both pass the early duplicate check; the second must neither
             # insert it twice nor, rolling back, remove the vectors and postings the first one wrote.
             if not replacing and self.catalog.get_filing(filing.filing_id) is not None:
                 raise FilingAlreadyIngested(filing.filing_id)
             with self.writing(filing.filing_id):
-                self._write_filing(filing, chunks, vectors, original, upload, replacing=replacing)
+                self._write_filing(filing, chunks, vectors, original, replacing=replacing)
 
     def _write_filing(
         self,
@@ -94,11 +93,11 @@ class IndexStore:
         chunks: list[Chunk],
         vectors: np.ndarray,
         original: bytes,
-        upload: Path,
         *,
         replacing: bool,
     ) -> None:
         """add_filing's writes and their undo; the caller holds write_lock and the write mark."""
+        upload = self.original_path(filing)
         try:
             with self.catalog.transaction() as conn:
                 if replacing:

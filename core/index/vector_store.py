@@ -64,6 +64,7 @@ def library_id(settings: Settings) -> str:
     if settings.chroma_namespace:
         return settings.chroma_namespace
     path = settings.data_dir / LIBRARY_ID_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with path.open("x", encoding="utf-8") as new_file:  # exclusive: two processes agree on one id
             new_file.write(uuid.uuid4().hex[:16])
@@ -103,7 +104,6 @@ class VectorStore:
                     f"The Chroma server at {where} (WORKBENCH_CHROMA_HOST) cannot be reached: start it, or "
                     "unset WORKBENCH_CHROMA_HOST to keep the vectors in the data directory."
                 ) from exc
-            settings.data_dir.mkdir(parents=True, exist_ok=True)
             name = f"{library_id(settings)}-{name}"
         else:
             settings.chroma_dir.mkdir(parents=True, exist_ok=True)

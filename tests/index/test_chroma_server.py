@@ -67,6 +67,25 @@ def _settings(data_dir: Path, server: tuple[str, int]) -> Settings:
     return Settings(data_dir=data_dir, chroma_host=host, chroma_port=port, web_search_enabled=False)
 
 
+def _run_with_server(args: list[str], host: str, port: int, timeout: int) -> subprocess.CompletedProcess:
+    """`python ARGS` from the repository, pointed at the Chroma server host:port by environment."""
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "WORKBENCH_CHROMA_HOST": host,
+        "WORKBENCH_CHROMA_PORT": str(port),
+    }
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def _server_count(store: IndexStore) -> int:
     """Vectors of the store's collection, counted by a separate client of the server."""
     import chromadb
@@ -104,21 +123,9 @@ def test_two_libraries_on_one_server_never_touch_each_others_vectors(tmp_path, c
     assert kept == ingested.filing.chunks
 
     second_dir = tmp_path / "second"
-    env = {
-        **os.environ,
-        "HF_HUB_OFFLINE": "1",
-        "WORKBENCH_CHROMA_HOST": chroma_server[0],
-        "WORKBENCH_CHROMA_PORT": str(chroma_server[1]),
-    }
     # The second library's ingestion is killed mid-write (after its vectors reached the server).
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(second_dir), "ingest", str(SAMPLE)],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+    done = _run_with_server(
+        ["-c", CHILD, str(second_dir), "ingest", str(SAMPLE)], *chroma_server, timeout=600
     )
     assert done.returncode == -9 and "survived" not in done.stdout, done.stderr[-2000:]
     assert any((second_dir / PENDING_WRITES_DIR).iterdir())
@@ -138,20 +145,11 @@ def test_an_unreachable_server_is_a_sentence_not_a_traceback(tmp_path):
     settings = Settings(data_dir=tmp_path / "data", chroma_host="localhost", chroma_port=_free_port())
     with pytest.raises(VectorStoreUnavailable, match="cannot be reached"):
         IndexStore.open(settings)
-    env = {
-        **os.environ,
-        "HF_HUB_OFFLINE": "1",
-        "WORKBENCH_CHROMA_HOST": "localhost",
-        "WORKBENCH_CHROMA_PORT": str(settings.chroma_port),
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "core.cli", "filings", "--data-dir", str(tmp_path / "data")],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
+    done = _run_with_server(
+        ["-m", "core.cli", "filings", "--data-dir", str(tmp_path / "data")],
+        "localhost",
+        settings.chroma_port,
         timeout=300,
-        check=False,
     )
     assert done.returncode == 2 and done.stdout == ""
     assert "Chroma server at localhost" in done.stderr and "Traceback" not in done.stderr

@@ -12,13 +12,13 @@ from tests.conftest import REPO_ROOT
 
 
 @pytest.fixture
-def unreachable_store(tmp_path, monkeypatch):
+def unused_port(tmp_path, monkeypatch) -> int:
+    """A port nothing listens on, and fresh settings and workbench over an empty data directory (the
+    test points a server setting at the port)."""
     with socket.socket() as s:
         s.bind(("localhost", 0))
         port = s.getsockname()[1]  # nothing listens here once the socket is closed
     monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("WORKBENCH_CHROMA_HOST", "localhost")
-    monkeypatch.setenv("WORKBENCH_CHROMA_PORT", str(port))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     from core.config import get_settings
     from views.shared import workbench
@@ -28,6 +28,13 @@ def unreachable_store(tmp_path, monkeypatch):
     yield port
     get_settings.cache_clear()
     workbench.clear()
+
+
+@pytest.fixture
+def unreachable_store(unused_port, monkeypatch) -> int:
+    monkeypatch.setenv("WORKBENCH_CHROMA_HOST", "localhost")
+    monkeypatch.setenv("WORKBENCH_CHROMA_PORT", str(unused_port))
+    return unused_port
 
 
 @pytest.mark.parametrize("script", ["app.py", "pages/library.py", "pages/research.py"])
@@ -46,24 +53,13 @@ def test_settings_still_opens(unreachable_store):
     assert at.title[0].value == "Settings"
 
 
-def test_an_unreachable_checkpoint_database_is_said_on_the_history_page(tmp_path, monkeypatch):
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        port = s.getsockname()[1]
-    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("WORKBENCH_CHECKPOINT_URL", f"postgresql://analyst:pw-91c2@localhost:{port}/research")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    from core.config import get_settings
-    from views.shared import workbench
-
-    get_settings.cache_clear()
-    workbench.clear()
-    try:
-        at = AppTest.from_file(str(REPO_ROOT / "pages" / "history.py"), default_timeout=120).run()
-    finally:
-        get_settings.cache_clear()
-        workbench.clear()
+def test_an_unreachable_checkpoint_database_is_said_on_the_history_page(unused_port, monkeypatch):
+    url = f"postgresql://analyst:pw-91c2@localhost:{unused_port}/research"
+    monkeypatch.setenv("WORKBENCH_CHECKPOINT_URL", url)
+    at = AppTest.from_file(str(REPO_ROOT / "pages" / "history.py"), default_timeout=120).run()
     assert not at.exception
     (error,) = [e.value for e in at.error]
-    assert error.startswith(f"The checkpoint database (Postgres at localhost:{port}, database research,")
+    assert error.startswith(
+        f"The checkpoint database (Postgres at localhost:{unused_port}, database research,"
+    )
     assert "pw-91c2" not in error and "analyst" not in error
