@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable
 from functools import cached_property
@@ -40,13 +41,22 @@ class Embedder:
         """Longest input the model embeds; text beyond it is truncated by the model."""
         return int(self._model.max_seq_length)
 
+    @cached_property
+    def _counting_tokenizer(self):
+        """A copy of the model's Rust tokenizer used only for counting.
+
+        The model's own tokenizer is not safe to share across threads: each call sets its padding and
+        truncation, so counting a chunk (no truncation) while another thread encodes a batch (padding
+        on) broke that batch ("Unable to create tensor"). The copy never changes its configuration,
+        and encoding with an unchanging Rust tokenizer is safe from many threads at once."""
+        counter = copy.deepcopy(self._model.tokenizer.backend_tokenizer)
+        counter.no_truncation()
+        counter.no_padding()
+        return counter
+
     def count_tokens(self, text: str) -> int:
         """Number of model tokens in text, without special tokens."""
-        return len(
-            self._model.tokenizer(text, add_special_tokens=False, truncation=False, verbose=False)[
-                "input_ids"
-            ]
-        )
+        return len(self._counting_tokenizer.encode(text, add_special_tokens=False).ids)
 
     def embed_documents(
         self, texts: list[str], on_batch: Callable[[int, int], None] | None = None
@@ -57,9 +67,11 @@ class Embedder:
         # Sort by length so each batch pads little; restore the order at the end.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        with self._lock:
-            for start in range(0, len(order), _BATCH):
-                idx = order[start : start + _BATCH]
+        for start in range(0, len(order), _BATCH):
+            idx = order[start : start + _BATCH]
+            # One batch at a time holds the model, so a research run's query embedding waits for one
+            # batch of an ingestion, not for the whole filing.
+            with self._lock:
                 vectors = self._model.encode(
                     [texts[i] for i in idx],
                     batch_size=_BATCH,
@@ -67,9 +79,9 @@ class Embedder:
                     convert_to_numpy=True,
                     show_progress_bar=False,
                 )
-                out[idx] = vectors
-                if on_batch:
-                    on_batch(min(start + _BATCH, len(texts)), len(texts))
+            out[idx] = vectors
+            if on_batch:
+                on_batch(min(start + _BATCH, len(texts)), len(texts))
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
