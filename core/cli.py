@@ -281,6 +281,8 @@ def _print_run(record: RunRecord) -> int:
 
 def _run_progress(args: argparse.Namespace) -> Callable[[RunEvent], None]:
     def show(event: RunEvent) -> None:
+        if event.kind == "model_writing":
+            return  # a half-written answer, many times a second: not a progress line
         step = f" step {event.step_index + 1}" if event.step_index is not None else ""
         node = f" {event.node}" if event.node else ""
         message = f": {event.message}" if event.message else ""

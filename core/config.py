@@ -105,6 +105,12 @@ class Settings(BaseSettings):
         description="Cap on the tokens one LLM call may generate (bounds a runaway answer).",
     )
     llm_structured_output_method: Literal["function_calling", "json_schema", "json_mode"] = "function_calling"
+    llm_streaming: bool | None = Field(
+        default=None,
+        description="Stream each answer as the model writes it, so the Research page shows it growing. Unset: "
+        "on for OpenAI's own API, off for other servers (not all stream function calls and token usage "
+        "as OpenAI does).",
+    )
 
     @property
     def uploads_dir(self) -> Path:

@@ -6,11 +6,14 @@ import hashlib
 import json
 import sqlite3
 import threading
+import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from langchain_core.caches import RETURN_VAL_TYPE, BaseCache
+from langchain_core.callbacks import BaseCallbackHandler
 
 from core.config import Settings
 from core.models import TokenUsage
@@ -45,6 +48,8 @@ def usage_from_message(message: Any, model: str) -> TokenUsage:
     total = int(meta.get("total_tokens", inp + out) or inp + out)
     price = model_price(model)
     notes: list[str] = []
+    if not meta:
+        notes.append("the server reported no token usage for this answer")
     if price is None:
         cost = 0.0
         notes.append(f"no price known for model {model!r}: cost counted as 0")
@@ -145,8 +150,20 @@ def build_chat_model(settings: Settings, *, cache: bool = True) -> Any:
         max_retries=settings.llm_max_retries,
         temperature=0,
         cache=SqliteLLMCache(settings.llm_cache_path) if cache else None,
+        # Streamed answers reach a PartialOutput handler token by token; the last chunk carries the usage.
+        streaming=streams(settings),
+        stream_usage=streams(settings),
         **_output_cap(settings),
     )
+
+
+def streams(settings: Settings) -> bool:
+    """Whether answers are streamed: as configured, or by default only from OpenAI's own API. Compatible
+    servers differ in how they stream function calls: llama-cpp-python's server repeats the function's name
+    in every chunk (the joined name matches no schema) and reports no token usage in a stream."""
+    if settings.llm_streaming is not None:
+        return settings.llm_streaming
+    return settings.llm_base_url is None
 
 
 def _output_cap(settings: Settings) -> dict[str, Any]:
@@ -156,3 +173,68 @@ def _output_cap(settings: Settings) -> dict[str, Any]:
     if settings.llm_base_url:
         return {"extra_body": {"max_tokens": settings.llm_max_output_tokens}}
     return {"max_tokens": settings.llm_max_output_tokens}
+
+
+#: The live view shows at most this many characters of an answer being written (its latest part).
+PARTIAL_OUTPUT_CHARS = 1500
+
+
+class PartialOutput(BaseCallbackHandler):
+    """Collects a streamed answer, plain text or a function call's arguments, and reports it readably as
+    it grows: at most every `every_s` seconds and once more when the answer is complete."""
+
+    def __init__(self, report: Callable[[str], None], every_s: float = 0.5) -> None:
+        self._report = report
+        self._every_s = every_s
+        self._raw = ""
+        self._shown = ""
+        self._last_report = 0.0
+
+    def on_llm_new_token(self, token: Any, *, chunk: Any = None, **kwargs: Any) -> None:
+        piece = token if isinstance(token, str) else ""
+        message = getattr(chunk, "message", None)
+        for call in getattr(message, "tool_call_chunks", None) or []:
+            piece += call.get("args") or ""
+        if not piece:
+            return
+        self._raw += piece
+        now = time.monotonic()
+        if now - self._last_report >= self._every_s:
+            self._last_report = now
+            self._send()
+
+    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+        self._send()
+
+    def _send(self) -> None:
+        text = readable_partial_output(self._raw)
+        if text and text != self._shown:
+            self._shown = text
+            self._report(text)
+
+
+def readable_partial_output(raw: str) -> str:
+    """What a person can read of a half-written answer: plain text as it is; of JSON (structured output),
+    the phrases among its string values in order, one per line, without keys, ids or tool names (values
+    with no space). The latest PARTIAL_OUTPUT_CHARS characters."""
+    from langchain_core.utils.json import parse_partial_json
+
+    text = raw.strip()
+    if text[:1] in ("{", "["):
+        try:
+            parsed = parse_partial_json(text)
+        except ValueError:
+            parsed = None
+        text = "\n".join(_phrases(parsed)) if parsed is not None else ""
+    return text[-PARTIAL_OUTPUT_CHARS:]
+
+
+def _phrases(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = value.strip()
+        return [value] if " " in value else []
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return [phrase for item in value for phrase in _phrases(item)]
+    return []

@@ -11,10 +11,14 @@ from core.agents.contracts import FilingInfo, PlannerInput
 from core.agents.registry import llm_agents
 from core.config import Settings
 from core.llm import (
+    PARTIAL_OUTPUT_CHARS,
+    PartialOutput,
     SqliteLLMCache,
     build_chat_model,
     engine_name,
     model_price,
+    readable_partial_output,
+    streams,
     usage_from_message,
 )
 from core.models import TokenUsage
@@ -146,3 +150,51 @@ def test_an_unreachable_server_is_one_plain_sentence_and_the_detail_goes_to_the_
     reason = deps.fallbacks[0].reason
     assert reason == "The LLM server could not be reached."
     assert "ConnectionError" in caplog.text, "the exception is logged for the engineer"
+
+
+def test_a_streamed_answer_is_shown_as_it_grows_and_still_counts_its_tokens(tmp_path) -> None:
+    shown: list[str] = []
+    with OpenAIStub(["ok"]) as stub:
+        settings = _settings(tmp_path, stub.base_url, llm_streaming=True)
+        deps = AgentDeps(
+            settings=settings,
+            chat_model=build_chat_model(settings, cache=False),
+            on_partial_output=shown.append,
+        )
+        plan = llm_agents(settings.llm_model).plan(PlannerInput(question=QUESTION, filings=FILINGS), deps)
+    request = stub.requests[0]
+    assert request["stream"] is True and request["stream_options"] == {"include_usage": True}
+    assert [s.sub_question for s in plan.steps] == ["Which competition risks are listed?"]
+    assert deps.fallbacks == []
+    # What the page shows is the readable part of the function call's arguments, complete at the end.
+    assert shown and shown[-1] == "Which competition risks are listed?\nItem 1A\none step"
+    assert deps.usage.input_tokens == 120 and deps.usage.output_tokens == 30
+
+
+def test_compatible_servers_are_asked_for_whole_answers_unless_streaming_is_turned_on(tmp_path) -> None:
+    with OpenAIStub(["ok", "ok"]) as stub:
+        plan, deps = _plan(_settings(tmp_path, stub.base_url))
+        _plan(_settings(tmp_path, stub.base_url, llm_streaming=False))
+    assert not any(r.get("stream") for r in stub.requests) and plan.steps and deps.usage.output_tokens == 30
+    assert streams(Settings(llm_provider="openai")) and not streams(
+        Settings(llm_provider="openai", llm_base_url="x")
+    )
+    assert not streams(Settings(llm_provider="openai", llm_streaming=False))
+
+
+def test_partial_output_is_reported_at_most_every_interval_and_once_complete() -> None:
+    shown: list[str] = []
+    handler = PartialOutput(shown.append, every_s=3600)
+    for piece in ['{"summary": "Revenue rose ', "12% to ", '$422.6 million", "id": "S1-E2"}']:
+        handler.on_llm_new_token(piece)
+    assert shown == ["Revenue rose"]  # the first piece, then nothing until the answer is complete
+    handler.on_llm_end(None)
+    assert shown == ["Revenue rose", "Revenue rose 12% to $422.6 million"]
+
+
+def test_readable_partial_output_keeps_phrases_of_half_written_json() -> None:
+    half = '{"steps": [{"sub_question": "What was revenue in FY2022?", "tool": "search_10k"}, {"sub_q'
+    assert readable_partial_output(half) == "What was revenue in FY2022?"
+    assert readable_partial_output("The answer so far") == "The answer so far"
+    assert readable_partial_output('{"a') == ""
+    assert len(readable_partial_output("word " * 1000)) == PARTIAL_OUTPUT_CHARS

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -33,6 +34,7 @@ class AgentDeps:
     chat_model: Any | None = None
     embedder: SentenceEmbedder | None = None
     step_index: int | None = None
+    on_partial_output: Callable[[str], None] | None = None  # the answer so far, while the model writes
     fallbacks: list[Fallback] = field(default_factory=list)
     usage: TokenUsage = field(default_factory=TokenUsage)
 

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from core.agents.base import AgentDeps
-from core.llm import usage_from_message
+from core.llm import PartialOutput, usage_from_message
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,10 @@ def structured_call(
     structured = deps.chat_model.with_structured_output(
         output, method=deps.settings.llm_structured_output_method, include_raw=True
     )
-    result = (prompt | structured).invoke(variables)
+    config: dict[str, Any] = {}
+    if deps.on_partial_output is not None:
+        config["callbacks"] = [PartialOutput(deps.on_partial_output)]
+    result = (prompt | structured).invoke(variables, config=config)
     raw = result.get("raw") if isinstance(result, dict) else None
     if raw is not None:
         deps.usage = deps.usage.add(usage_from_message(raw, deps.settings.llm_model))

@@ -39,6 +39,7 @@ class LiveRun:
     total_steps: int
     state: LiveState = "queued"
     events: list[RunEvent] = field(default_factory=list)
+    writing: RunEvent | None = None  # the answer the model is writing now, if it is writing one
     message: str = ""  # the outcome in a sentence, once done
     status: str | None = None  # the run's status when the action ended
     submitted_at: float = field(default_factory=time.time)
@@ -49,7 +50,13 @@ class LiveRun:
         return self.state in ("queued", "running")
 
     def add(self, event: RunEvent) -> None:
+        """Keep an event; a model's answer in progress replaces the previous one and is not an event of
+        the log (it ends with the next event)."""
         with self._lock:
+            if event.kind == "model_writing":
+                self.writing = event
+                return
+            self.writing = None
             self.events.append(event)
 
     def events_since(self, index: int) -> list[RunEvent]:

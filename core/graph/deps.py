@@ -38,6 +38,7 @@ class ResearchDeps:
     filing_labels: dict[str, str] = field(default_factory=dict)
     pages: PageReader | None = None  # whole pages of retrieved passages
     should_stop: Callable[[], bool] | None = None  # True once the analyst cancelled the run
+    run_id: str = ""  # the run these deps serve (its events carry it)
 
     def stop_requested(self) -> bool:
         """True when the run should stop before its next node (the analyst cancelled it)."""
@@ -55,8 +56,20 @@ class ResearchDeps:
     def agent_deps(self, step_index: int | None = None) -> AgentDeps:
         """Fresh per-call agent plumbing (its fallbacks and usage are collected by the node)."""
         embedder = getattr(self.store, "embedder", None) if self.store is not None else None
+        writing = None
+        if self.on_event is not None and self.chat_model is not None:
+
+            def writing(text: str) -> None:
+                self.emit(
+                    RunEvent(run_id=self.run_id, kind="model_writing", step_index=step_index, message=text)
+                )
+
         return AgentDeps(
-            settings=self.settings, chat_model=self.chat_model, embedder=embedder, step_index=step_index
+            settings=self.settings,
+            chat_model=self.chat_model,
+            embedder=embedder,
+            step_index=step_index,
+            on_partial_output=writing,
         )
 
     def reranker_fallback(self) -> Fallback | None:

@@ -80,7 +80,7 @@ class ResearchRunner:
             if self._deps is None:
                 self._deps = self._deps_factory()
         stop = (lambda: run_id in self._cancel_requested) if run_id is not None else None
-        return dataclasses.replace(self._deps, on_event=on_event, should_stop=stop)
+        return dataclasses.replace(self._deps, on_event=on_event, should_stop=stop, run_id=run_id or "")
 
     @staticmethod
     def _config(run_id: str) -> dict[str, Any]:

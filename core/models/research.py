@@ -154,6 +154,7 @@ RunEventKind = Literal[
     "error",
     "fallback",
     "run_finished",
+    "model_writing",  # the answer the model is writing, so far (message); replaced as it grows
 ]
 
 

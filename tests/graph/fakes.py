@@ -99,7 +99,9 @@ class FakeRetriever:
         )
 
 
-def llm_runner(data_dir, base_url: str, model: str, *, retries: int, timeout_s: float):
+def llm_runner(
+    data_dir, base_url: str, model: str, *, retries: int, timeout_s: float, streaming: bool | None = None
+):
     """A ResearchRunner in LLM mode against an OpenAI-compatible server, searching FakeRetriever."""
     from core.agents.registry import llm_agents
     from core.config import Settings
@@ -114,6 +116,7 @@ def llm_runner(data_dir, base_url: str, model: str, *, retries: int, timeout_s: 
         llm_model=model,
         llm_max_retries=retries,
         llm_timeout_s=timeout_s,
+        llm_streaming=streaming,
         web_search_enabled=False,
     )
     deps = ResearchDeps(

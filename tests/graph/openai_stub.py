@@ -2,7 +2,8 @@
 
 Each request consumes the next scripted behaviour: "ok" (a valid tool call built by `answer`), "429",
 "500", "slow" (sleeps past the client timeout), "malformed" (200 with a broken JSON body) or "invalid"
-(a tool call whose arguments do not match the schema). When the script is empty, "ok" is used.
+(a tool call whose arguments do not match the schema). When the script is empty, "ok" is used. A request
+with `"stream": true` gets the answer as server-sent events, its arguments in small pieces.
 """
 
 from __future__ import annotations
@@ -157,8 +158,45 @@ class OpenAIStub:
                     "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150},
                 }
                 try:
+                    if request.get("stream"):
+                        return self._stream(body, request)
                     return self._send(200, json.dumps(body).encode())
                 except (BrokenPipeError, ConnectionResetError):
                     return None  # the client gave up (timeout) before the slow answer
+
+            def _stream(self, body: dict[str, Any], request: dict[str, Any]) -> None:
+                """The same answer as server-sent events, its arguments in small pieces, as OpenAI streams."""
+                call = body["choices"][0]["message"]["tool_calls"][0]
+                arguments = call["function"]["arguments"]
+                head = {
+                    "id": body["id"],
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": body["model"],
+                }
+                opening = {
+                    **call,
+                    "index": 0,
+                    "function": {"name": call["function"]["name"], "arguments": ""},
+                }
+                deltas = [{"role": "assistant", "content": None, "tool_calls": [opening]}]
+                deltas += [
+                    {"tool_calls": [{"index": 0, "function": {"arguments": arguments[i : i + 12]}}]}
+                    for i in range(0, len(arguments), 12)
+                ]
+                chunks = [
+                    {**head, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas
+                ]
+                chunks.append({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+                if (request.get("stream_options") or {}).get("include_usage"):
+                    chunks.append({**head, "choices": [], "usage": body["usage"]})
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for chunk in chunks:
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
 
         return Handler

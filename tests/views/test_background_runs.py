@@ -9,6 +9,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.models import RunEvent
 from core.retrieval.retriever import Retriever
 from tests.conftest import REPO_ROOT, SAMPLE_DOCS
 
@@ -90,3 +91,23 @@ def test_a_run_survives_its_page_is_reattached_cancelled_and_resumed(bench, gate
     record = bench.get_run(run_id)
     assert record.status == "finished", record.error
     assert record.answer and record.citations
+
+
+def test_the_live_run_shows_what_the_model_is_writing_as_plain_text(bench, gate):
+    filing = bench.ingest_paths([SAMPLE])[0].filing
+    run_id = bench.start_research(QUESTION, [filing.filing_id]).run_id
+    _button(_page("research", run_id), "Approve plan").click().run()
+    live = bench.live_run(run_id)
+    # The worker waits at the gate, inside the first step's search: no event follows until it opens.
+    _wait(lambda: any(e.kind == "node_started" and e.node == "retrieve_evidence" for e in live.events))
+    half_written = "Revenue rose 12% to **$422.6 million** <script>alert(1)</script>"
+    live.add(RunEvent(run_id=run_id, kind="model_writing", step_index=0, message=half_written))
+
+    research = _page("research", run_id)
+    assert any("Step 1 · The model is writing" in c.value for c in research.caption)
+    assert [t.value for t in research.text] == [half_written]  # shown as text: no markup, no script
+
+    gate.set()
+    _wait(lambda: not bench.active_runs())
+    research.run()
+    assert not any("The model is writing" in c.value for c in research.caption)

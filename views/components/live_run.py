@@ -38,6 +38,11 @@ def live_progress(bench: Any, run_id: str) -> None:
             progress.lines.caption(f"… {hidden} earlier event(s)")
         for event in events[hidden:]:
             progress(event)
+        writing = live.writing
+        if writing is not None and writing.message:
+            with progress.lines:
+                st.caption(f":material/edit_note: {step_prefix(writing)}The model is writing:")
+                st.text(writing.message)
         left, right = st.columns([4, 1], vertical_alignment="center")
         with left:
             st.caption(
