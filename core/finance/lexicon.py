@@ -518,9 +518,11 @@ METRICS: list[Metric] = [
         "quick ratio",
         (r"quick ratio", r"acid[- ]test"),
         "(cash and cash equivalents + short-term investments + accounts receivable) / total current liabilities",
+        # Without a short-term investments row, dropping that one term keeps closest to the definition;
+        # current assets less inventories also counts prepaid and other current assets.
         fallbacks=(
-            "(total current assets - inventories) / total current liabilities",
             "(cash and cash equivalents + accounts receivable) / total current liabilities",
+            "(total current assets - inventories) / total current liabilities",
         ),
     ),
     Metric(

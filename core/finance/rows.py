@@ -287,9 +287,27 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
+def _group_total_label(heading: str, members: list[tuple[Figure | None, ...]], values: tuple) -> str | None:
+    """'Total revenues' for an unlabelled row that sums the rows under a heading row ("Revenues"): statements
+    print a group's total without a label. None unless every column adds up (to within rounding)."""
+    if not heading or len(members) < 2 or any(len(m) != len(values) for m in members):
+        return None
+    for column, total in enumerate(values):
+        parts = [m[column] for m in members]
+        if total is None or any(p is None or p.is_percent for p in parts):
+            return None
+        added = sum(p.value for p in parts)  # type: ignore[union-attr]
+        if abs(added - total.value) > max(len(parts), 1e-6 * abs(total.value)):
+            return None
+    name = heading.strip(" :")
+    return name if name.lower().startswith("total") else f"Total {name[:1].lower()}{name[1:]}"
+
+
 def _markdown_rows(text: str) -> list[FigureRow]:
     rows: list[FigureRow] = []
     header_years: list[int | None] = []
+    heading = ""  # the last labelled row without figures ("Revenues"), which heads the rows after it
+    members: list[tuple[Figure | None, ...]] = []  # the figures of the rows under it
     pos = 0
     lines = text.splitlines(keepends=True)
     for index, line in enumerate(lines):
@@ -319,11 +337,18 @@ def _markdown_rows(text: str) -> list[FigureRow]:
             years = [_cell_year(cell) for cell in cells]
             if any(years):
                 header_years = years
+            elif re.search(r"[A-Za-z]{2}", cells[0]):
+                heading, members = cells[0], []
             continue
         label = cells[0]
-        if not re.search(r"[A-Za-z]{2}", label):
-            continue
         values = tuple(_figure(cells[k].replace(" ", "")) for k in numeric)
+        if not re.search(r"[A-Za-z]{2}", label):
+            label = (_group_total_label(heading, members, values) or "") if not label else ""
+            heading, members = "", []
+            if not label:
+                continue
+        else:
+            members.append(values)
         in_header = [y for y in header_years if y is not None]
         if len(in_header) == len(numeric):
             # Currency signs and blanks sit in cells of their own in some tables: match values to the

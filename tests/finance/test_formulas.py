@@ -166,8 +166,9 @@ def test_missing_inputs_are_named_not_guessed(lookup):
 
 def test_fallback_definition_when_a_component_is_not_reported(lookup):
     result = _value("What is the FY2019 quick ratio?", lookup)
-    # No short-term investments row: the next textbook definition is used and the working says so.
-    assert result.value == pytest.approx((1100 - 200) / 600)
+    # No short-term investments row: only that term is dropped (not prepaid and other current assets too)
+    # and the working says so.
+    assert result.value == pytest.approx((500 + 300) / 600)
     assert "as short-term investments is not reported" in result.working
 
 

@@ -103,6 +103,29 @@ def test_markdown_table_rows_take_years_from_the_header_cells():
     assert rows["Total revenue"].scale == 1e6
 
 
+def test_an_unlabelled_row_that_adds_up_the_rows_under_a_heading_is_their_total():
+    # Statements print a group's total without a label; a note's "Net revenues" must not win over it.
+    text = (
+        "CONSOLIDATED STATEMENTS OF OPERATIONS (In thousands)\n| | 2020 | 2019 |\n|---|---|---|\n"
+        "| Revenues | | |\n| Casino | $ 2,871,720 | 6,517,519 |\n| Rooms | 1,046,132 | 2,322,303 |\n"
+        "| Reimbursed costs | 244,949 | 436,887 |\n| | 4,162,801 | 9,276,709 |\n"
+        "| Expenses | | |\n| Casino | 1,701,783 | 3,623,899 |\n| | 5,000,000 | 1 |\n"
+        "| Other | 1 | 2 |\n| | 3 | 4 |"
+    )
+    rows = read_rows(text)
+    assert [r.label for r in rows] == [
+        "Casino",
+        "Rooms",
+        "Reimbursed costs",
+        "Total revenues",
+        "Casino",
+        "Other",
+    ]
+    total = rows[3]
+    assert total.value_for(2019).value == pytest.approx(9_276_709) and total.statement == "income"
+    # A row that does not add up, or follows a single row, stays unread: a guess would misstate it.
+
+
 def test_column_headers_and_fiscal_years():
     assert [h.years for h in column_headers("As of June 30, 2023 2022\nAssets")] == [(2023, 2022)]
     assert column_headers("in 2018, sales rose") == []
