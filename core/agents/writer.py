@@ -8,10 +8,10 @@ from core.agents.base import AgentDeps
 from core.agents.contracts import DraftClaim, ReportDraft, ReportSection, StepDigest, WriterInput
 from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
-from core.finance.requests import asks_why, asks_yes_no
+from core.finance.requests import RANKING_RE, asks_why, asks_yes_no
 from core.models import Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
-from core.text.figures import unsupported_figures
+from core.text.figures import find_figures, unsupported_figures
 
 MAX_CLAIMS_PER_STEP = 4
 
@@ -62,6 +62,32 @@ def figure_answers(inputs: WriterInput) -> list[DraftClaim]:
                     _figure_label(part), DraftClaim(text=f"{part.rstrip('.')}.", evidence_ids=[])
                 )
     return list(by_name.values())
+
+
+_FEWEST_RE = re.compile(r"\b(least|lowest|smallest)\b", re.I)
+
+
+def ranking_answer(question: str, figures: list[DraftClaim]) -> DraftClaim | None:
+    """For "which of them brought in the most?", the figures computed, in the order asked (largest first, or
+    smallest first when the question's first superlative is "least"), in one sentence citing each. None
+    unless every figure was computed and states one amount."""
+    asked = RANKING_RE.search(question)
+    if asked is None or len(figures) < 2:
+        return None
+    ranked: list[tuple[float, str, str]] = []
+    for claim in figures:
+        label, _, stated = claim.text.split(" — ", 1)[0].partition(": ")
+        amounts = find_figures(stated)
+        if not claim.evidence_ids or not amounts or amounts[0].is_percent or ";" in stated:
+            return None
+        ranked.append((amounts[0].value, label.strip("* "), amounts[0].raw))
+    fewest_first = bool(_FEWEST_RE.fullmatch(asked.group(2)))
+    ranked.sort(key=lambda r: r[0], reverse=not fewest_first)
+    (_, first, amount), rest = ranked[0], ranked[1:]
+    then = "; ".join(f"{label[:1].lower()}{label[1:]} {raw}" for _, label, raw in rest)
+    word = "smallest" if fewest_first else "largest"
+    evidence = list(dict.fromkeys(e for c in figures for e in c.evidence_ids[:1]))
+    return DraftClaim(text=f"{first} is the {word}: {amount} (then {then}).", evidence_ids=evidence)
 
 
 def _figure_label(headline: str) -> str:
@@ -152,6 +178,9 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
         )
     missing = len(inputs.steps) - answered
     figures = figure_answers(inputs)
+    ranking = ranking_answer(inputs.question, figures)
+    if ranking is not None:
+        figures = [ranking, *figures]
     narrative = _narrative_answer(inputs, figures_stated=any(f.evidence_ids for f in figures))
     summary = (
         f"Extractive answer from {filings}, researched in {len(inputs.steps)} step(s). Figures are computed from "

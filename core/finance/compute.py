@@ -41,12 +41,14 @@ def _scale(inputs: list[Found]) -> float | None:
 
 def _amount(value: float, scale: float | None, unit_asked: str | None) -> str:
     word = _UNIT_WORD.get(scale or 0.0)
+    sign = "−" if value < 0 else ""  # "−$962 million": the sign before the currency, as analysts write it
+    size = abs(value)
     # As precise as the table printed it: 1,577 / 112.5 / 0.95, never rounded away.
-    number = f"{value:,.2f}".rstrip("0").rstrip(".") if abs(value) < 1e6 else f"{value:,.0f}"
-    text = f"${number} {word}" if word else number
+    number = f"{size:,.2f}".rstrip("0").rstrip(".") if size < 1e6 else f"{size:,.0f}"
+    text = f"{sign}${number} {word}" if word else f"{sign}{number}"
     if scale and unit_asked and _UNIT_SCALE.get(unit_asked) and _UNIT_SCALE[unit_asked] != scale:
-        converted = value * scale / _UNIT_SCALE[unit_asked]
-        text += f" (${converted:,.2f} {unit_asked[:-1]})"
+        converted = size * scale / _UNIT_SCALE[unit_asked]
+        text += f" ({sign}${converted:,.2f} {unit_asked[:-1]})"
     return text
 
 

@@ -23,6 +23,10 @@ _AMOUNT_WORDS = re.compile(
     r"|in (usd|us\$|\$|dollars)|(usd|us\$|\$) ?(millions|billions|thousands))\b",
     re.I,
 )
+#: "Which of them brought in the most?": the figures named are compared, each stated.
+RANKING_RE = re.compile(
+    r"\b(which|what)\b[^?]*?\b(most|least|largest|highest|lowest|smallest|biggest|greatest)\b", re.I
+)
 _PERCENT_WORDS = re.compile(r"\bpercent|%|\bpercentage\b|\bas a share\b", re.I)
 _AVERAGE_OVER_RE = re.compile(r"\b(\d+|two|three|four|five)[- ]year average\b|\baverage (of|over)\b", re.I)
 _CHANGE_RE = re.compile(
@@ -297,6 +301,7 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         and not _AMOUNT_WORDS.search(question)
         and not _CHANGE_RE.search(question)
         and not _asks_whether_cash_was_spent(question)
+        and not (RANKING_RE.search(question) and len(line_item_mentions(question)) >= 2)
     ):
         return []
     for start, end, item in line_item_mentions(question):

@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from core.finance.periods import ColumnHeader, column_headers
 from core.text.figures import Figure, find_figures
 
-# The unit opens a parenthesis or a line ("(In millions, except ...)", "Dollars in millions"); "shares in
+# The unit opens a parenthesis or a line ("(In millions, except ...)", "Dollars in millions"), or follows a
+# dollar sign anywhere ("Statements of Cash Flows $ in millions"); "shares in
 # thousands" later in the same parenthesis is the unit of a count, not of the table's amounts.
 _UNIT_RE = re.compile(
     r"\(\s*(?:\$|usd|us\$|dollars|amounts|dollar amounts)?\s*(?:in\s+)?(?P<a>millions|thousands|billions)\b"
-    r"|(?:^|\n)[ \t]*(?:amounts |dollars |\$ )?in\s+(?P<b>millions|thousands|billions)\b",
+    r"|(?:(?:^|\n)[ \t]*(?:amounts |dollars )?|\$[ \t]+)in\s+(?P<b>millions|thousands|billions)\b",
     re.I,
 )
 _SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}

@@ -20,9 +20,10 @@ _SCALE_WORDS = {
 }
 
 # A number with optional currency, parentheses for negatives, thousands separators, a scale word
-# and a percent sign. Parentheses are how filings print negative amounts.
+# and a percent sign. Parentheses are how filings print negative amounts; a typographic minus counts when it is
+# attached ("−$962 million"), not as the operator of a working ("7,453 − 5,175").
 _FIGURE_RE = re.compile(
-    r"(?P<neg>\()?\s*(?P<minus>-)?(?P<cur>\$|USD\s?|€|£)?\s*"
+    r"(?P<neg>\()?\s*(?P<minus>-|−(?=[$\d]))?(?P<cur>\$|USD\s?|€|£)?\s*"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?P<close>\))?"
     r"(?:\s*(?P<pct>%|percent\b))?"

@@ -313,3 +313,40 @@ def test_a_yes_or_no_answer_states_the_figure_and_the_sentence_that_says_it() ->
         claims = [c.text for c in draft.answer]
         assert claims[0].startswith("Dividends paid (FY2022)")
         assert (said.text in claims) is states_sentence, claims
+
+
+def test_which_of_several_figures_is_largest_is_answered_first_and_cites_each() -> None:
+    def computed(index: int, text: str) -> StepDigest:
+        return StepDigest(
+            index=index,
+            sub_question=text.split(":")[0],
+            tool="calculator",
+            cards=[KnowledgeCard(claim=text, evidence_ids=[f"S{index + 1}-E1"])],
+        )
+
+    steps = [
+        computed(0, "Cash from operations (FY2023): $1,824 million — 1,824 = $1,824 million"),
+        computed(1, "Cash from investing activities (FY2023): −$962 million — (962) = −$962 million"),
+        computed(2, "Cash from financing activities (FY2023): −$1,806 million — (1,806) = −$1,806 million"),
+    ]
+    most = (
+        "Among operations, investing and financing activities, which brought in the most (or lost the least)?"
+    )
+    claim = offline_write(WriterInput(question=most, steps=steps), DEPS).answer[0]
+    assert claim.text == (
+        "Cash from operations (FY2023) is the largest: $1,824 million (then cash from investing activities "
+        "(FY2023) −$962 million; cash from financing activities (FY2023) −$1,806 million)."
+    )
+    assert claim.evidence_ids == ["S1-E1", "S2-E1", "S3-E1"]
+    least = "Which of operating, investing and financing activities used the least cash?"
+    first = offline_write(WriterInput(question=least, steps=steps), DEPS).answer[0]
+    assert first.text.startswith("Cash from financing activities (FY2023) is the smallest: −$1,806 million")
+    # Not a ranking question, or a figure not computed: the figures alone, in their order.
+    plain = offline_write(WriterInput(question="What were the cash flows?", steps=steps), DEPS).answer[0]
+    assert plain.text.startswith("Cash from operations (FY2023): $1,824 million")
+    missing = (
+        "Cash from investing activities (FY2023): not computed - cash from investing activities not found"
+    )
+    steps[1] = steps[1].model_copy(update={"cards": [], "evidence_note": missing})
+    partial = offline_write(WriterInput(question=most, steps=steps), DEPS).answer[0]
+    assert partial.text.startswith("Cash from operations (FY2023): $1,824 million")

@@ -35,6 +35,8 @@ CASH = """CONSOLIDATED STATEMENTS OF CASH FLOWS (in millions)
 2019 2018
 Net cash provided by operating activities 1,000 900
 Purchases of property and equipment (120) (100)
+Net cash used in investing activities (962) (1,372)
+Net cash provided by (used in) financing activities (1,806) 250
 """
 
 
@@ -204,3 +206,37 @@ def test_questions_that_ask_for_no_figure():
     assert figure_requests("What are the main competition risks?", 2022) == []
     assert figure_requests("Which segment dragged down growth?", 2022) == []
     assert figure_requests("Which of the segments grew fastest in FY2022?", 2022) == []
+
+
+def test_which_of_several_cash_flows_asks_for_each_of_them(lookup):
+    question = (
+        "Among operations, investing, and financing activities, which brought in the most (or lost the "
+        "least) cash flow in FY2019?"
+    )
+    requests = figure_requests(question, 2019)
+    assert [r.name for r in requests] == [
+        "cash from operations",
+        "cash from investing activities",
+        "cash from financing activities",
+    ]
+    computed = [compute(r, lookup) for r in requests]
+    assert [c.value for c in computed] == [1000, -962, -1806]
+    # A negative amount is signed before its currency, as analysts write it.
+    assert "−$962 million" in computed[1].headline
+    # Without a ranking word or a figure, the list of activities is prose ("operating activities").
+    assert figure_requests("Describe its operating, investing and financing activities.", 2019) == []
+
+
+def test_cash_flow_rows_as_filings_label_them():
+    cfo, cfi, cff = (
+        line_item_for(name)
+        for name in ("cash from operations", "investing activities", "financing activities")
+    )
+    assert label_rank(cfo, "Cash provided (used) by operations") is not None
+    assert (
+        label_rank(cfo, "Adjustments to reconcile net income to net cash provided (used) by operations")
+        is None
+    )
+    assert label_rank(cfi, "Net cash (used in) provided by investing activities") is not None
+    assert label_rank(cfi, "Other investing activities") is None
+    assert label_rank(cff, "Cash provided (used) by financing activities") is not None

@@ -161,3 +161,12 @@ def test_a_markdown_header_of_bare_years_ties_each_value_to_its_year() -> None:
     assert row.years == (2018, 2017, 2016)
     assert [v.value for v in row.values] == [1488, 1544, 1474]
     assert row.scale == 1e6 and row.statement == "cash_flow"
+
+
+def test_a_dollar_sign_before_in_millions_gives_the_unit_anywhere_on_the_line():
+    text = (
+        "Consolidated Statements of Cash Flows $ in millions\n| Fiscal Years Ended | January 28, 2023 |"
+        " January 29, 2022 |\n|---|---|---|\n| Total cash used in investing activities | (962) | (1,372) |"
+    )
+    (row,) = read_rows(text)
+    assert row.scale == 1e6 and row.value_for(2023).value == -962

@@ -76,6 +76,9 @@ def test_figures_from_filing_text() -> None:
     pct = parse_figure("up 12.5% from a year ago")
     assert pct is not None and pct.is_percent and pct.value == 12.5
     assert [f.value for f in find_figures("$15.01 billion, up 41% in fiscal 2023")] == [15.01e9, 41.0]
+    # A typographic minus attached to a figure is a sign; between two figures it is the working's operator.
+    assert [f.value for f in find_figures("−$962 million, −3.5%")] == [-962e6, -3.5]
+    assert [f.value for f in find_figures("7,453 − 5,175")] == [7453, 5175]
     assert find_years("fiscal year 2023 compared with fiscal 2022") == [2023, 2022]
 
 
