@@ -8,6 +8,7 @@ from core.agents.base import AgentDeps
 from core.agents.contracts import DraftClaim, ReportDraft, ReportSection, StepDigest, WriterInput
 from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
+from core.finance.compute import yes_or_no
 from core.finance.requests import RANKING_RE, asks_why, asks_yes_no
 from core.models import Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
@@ -181,6 +182,11 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
     ranking = ranking_answer(inputs.question, figures)
     if ranking is not None:
         figures = [ranking, *figures]
+    elif len(figures) == 1 and figures[0].evidence_ids:
+        # "Did it grow its PP&E?": the figure's sign says yes or no; the answer says it first.
+        verdict = yes_or_no(inputs.question, figures[0].text.split(" — ", 1)[0])
+        if verdict:
+            figures = [figures[0].model_copy(update={"text": f"{verdict}. {figures[0].text}"})]
     narrative = _narrative_answer(inputs, figures_stated=any(f.evidence_ids for f in figures))
     summary = (
         f"Extractive answer from {filings}, researched in {len(inputs.steps)} step(s). Figures are computed from "

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from core.finance.formula import Evaluation, Found, Lookup, evaluate, parse_formula
-from core.finance.requests import FigureRequest
+from core.finance.requests import FigureRequest, sign_asked
 
 #: How a figure computed by a fallback definition ends its working: "(defined as …, as X is not reported)".
 NOT_REPORTED = " is not reported"
@@ -15,6 +15,38 @@ NOT_REPORTED = " is not reported"
 FALLBACK_REASON_RE = re.compile(rf", as [^()]{{1,80}}?{NOT_REPORTED}\)")
 _UNIT_WORD = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
 _UNIT_SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+
+
+#: How a headline states a change end to end ("; change +$1,137 million, +8.3%", "; down 0.9 percentage
+#: points") and a single year's value ("Working capital (FY2022): −$1,561 million").
+_CHANGE_STATED_RE = re.compile(r"; (?:change (?P<sign>[+−])|(?P<word>up|down)\b)")
+_VALUE_STATED_RE = re.compile(r"^[^:;]+\(FY\d{4}\): (?P<minus>−)?[$\d]")
+
+
+def yes_or_no(question: str, headline: str) -> str | None:
+    """ "Yes" or "No" when a yes-or-no question is settled by the sign of the figure a headline states:
+    the change for a direction asked ("Did it grow its PP&E?"), the value for "positive"/"negative", any
+    amount for cash paid out ("Has it paid dividends?"). None when the headline does not settle it."""
+    asked = sign_asked(question)
+    if asked is None or "not computed" in headline:
+        return None
+    what, wanted = asked
+    if what == "change":
+        change = _CHANGE_STATED_RE.search(headline)
+        if (
+            change is None
+            or headline.count("; change") + headline.count("; up") + headline.count("; down") > 1
+        ):
+            return None
+        found = 1 if change.group("sign") == "+" or change.group("word") == "up" else -1
+    else:
+        value = _VALUE_STATED_RE.match(headline)
+        if value is None or _CHANGE_STATED_RE.search(headline):
+            return None
+        found = -1 if value.group("minus") else 1
+        if what == "amount":
+            return "Yes"  # cash paid out is stated unsigned; a reported amount is a payment
+    return "Yes" if found == wanted else "No"
 
 
 @dataclass

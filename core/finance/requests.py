@@ -153,6 +153,34 @@ def asks_yes_no(text: str) -> bool:
     return bool(_YES_NO_RE.match(text))
 
 
+_ASKS_UP_RE = re.compile(r"\b(increas|grow|grew|rais|rose|rise|improv|expand)\w*", re.I)
+_ASKS_DOWN_RE = re.compile(r"\b(decreas|declin|fall|fell|drop|shrink|shrank|reduc|lower)\w*", re.I)
+_ASKS_SIGN_RE = re.compile(r"\b(positive|negative)\b", re.I)
+# "a high growth company?", "a healthy liquidity profile?": a judgement of size, not of sign.
+_JUDGEMENT_RE = re.compile(
+    r"\b(high|low|strong|weak|significant\w*|substantial\w*|healthy|reasonabl\w*|material\w*|consistent\w*"
+    r"|stable|sharp\w*|intensive)\b",
+    re.I,
+)
+
+
+def sign_asked(question: str) -> tuple[str, int] | None:
+    """What sign settles a yes-or-no question, if one does: ("change", +1) for "Did it grow its PP&E?",
+    ("change", -1) for "Did debt decrease?", ("value", +1) for "Does it have positive working capital?",
+    ("amount", +1) for "Has it paid dividends?". None for judgements ("a high growth company?")."""
+    if not asks_yes_no(question) or _JUDGEMENT_RE.search(question):
+        return None
+    sign = _ASKS_SIGN_RE.search(question)
+    if sign:
+        return ("value", 1 if sign.group(1).lower() == "positive" else -1)
+    up, down = bool(_ASKS_UP_RE.search(question)), bool(_ASKS_DOWN_RE.search(question))
+    if up != down:
+        return ("change", 1 if up else -1)
+    if _asks_whether_cash_was_spent(question):
+        return ("amount", 1)
+    return None
+
+
 def _asks_whether_cash_was_spent(question: str) -> bool:
     """'Has it paid dividends in FY2022?', 'Did it buy back shares?': a yes or no that a cash-flow line
     item answers — the answer states the amount, which says yes (or no) with a citation."""

@@ -311,7 +311,8 @@ def test_a_yes_or_no_answer_states_the_figure_and_the_sentence_that_says_it() ->
     ):
         draft = offline_write(WriterInput(question=question, steps=[anchor, figure]), DEPS)
         claims = [c.text for c in draft.answer]
-        assert claims[0].startswith("Dividends paid (FY2022)")
+        # The amount paid says yes, first; a question for the amount gets the amount.
+        assert claims[0].startswith("Yes. Dividends paid (FY2022)" if states_sentence else "Dividends paid")
         assert (said.text in claims) is states_sentence, claims
 
 

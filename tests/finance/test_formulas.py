@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.finance.compute import compute
+from core.finance.compute import compute, yes_or_no
 from core.finance.formula import FormulaError, defined_formula, operands, parse_formula
 from core.finance.lexicon import label_rank, line_item_for, metrics_in, search_terms_for
 from core.finance.lookup import SourcedRow, make_lookup
@@ -240,3 +240,44 @@ def test_cash_flow_rows_as_filings_label_them():
     assert label_rank(cfi, "Net cash (used in) provided by investing activities") is not None
     assert label_rank(cfi, "Other investing activities") is None
     assert label_rank(cff, "Cash provided (used) by financing activities") is not None
+
+
+@pytest.mark.parametrize(
+    ("question", "headline", "verdict"),
+    [
+        (
+            "Has it increased its debt between FY2022 and FY2023?",
+            "Total debt: FY2022 $49,781 million, FY2023 $47,237 million; change −$2,544 million, −5.1%",
+            "No",
+        ),
+        (
+            "Did it grow its PPNE between FY20 and FY21?",
+            "Property, plant and equipment, net: FY2020 $13,745 million, FY2021 $14,882 million; change +$1,137 "
+            "million, +8.3%",
+            "Yes",
+        ),
+        (
+            "Did gross margin decline?",
+            "Gross margin: FY2021 68.2%, FY2022 67.3%; down 0.9 percentage points",
+            "Yes",
+        ),
+        (
+            "Does it have positive working capital in FY2022?",
+            "Working capital (FY2022): −$1,561 million",
+            "No",
+        ),
+        (
+            "Does it have positive working capital in FY2022?",
+            "Working capital (FY2022): $2,278 million",
+            "Yes",
+        ),
+        ("Has it paid dividends in FY2022?", "Dividends paid (FY2022): $2,907 million", "Yes"),
+        # A judgement of size, a question that is not a yes or no, a figure not computed: no verdict.
+        ("Is it a high growth company?", "Revenue: FY2021 93,775, FY2022 94,943; change +1.2%", None),
+        ("What was revenue growth in FY2022?", "Revenue: FY2021 93,775, FY2022 94,943; change +1.2%", None),
+        ("Did revenue grow?", "Revenue (FY2021, FY2022): not computed — revenue for FY2021 not found", None),
+        ("Did revenue grow?", "Revenue (FY2022): $94,943 million", None),
+    ],
+)
+def test_a_yes_or_no_settled_by_a_figures_sign(question, headline, verdict):
+    assert yes_or_no(question, headline) == verdict
