@@ -32,13 +32,10 @@ def yes_or_no(question: str, headline: str) -> str | None:
         return None
     what, wanted = asked
     if what == "change":
-        change = _CHANGE_STATED_RE.search(headline)
-        if (
-            change is None
-            or headline.count("; change") + headline.count("; up") + headline.count("; down") > 1
-        ):
+        changes = list(_CHANGE_STATED_RE.finditer(headline))
+        if len(changes) != 1:  # none stated, or several figures' changes
             return None
-        found = 1 if change.group("sign") == "+" or change.group("word") == "up" else -1
+        found = 1 if changes[0].group("sign") == "+" or changes[0].group("word") == "up" else -1
     else:
         value = _VALUE_STATED_RE.match(headline)
         if value is None or _CHANGE_STATED_RE.search(headline):

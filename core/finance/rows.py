@@ -344,10 +344,12 @@ def _markdown_rows(text: str) -> list[FigureRow]:
         label = cells[0]
         values = tuple(_figure(cells[k].replace(" ", "")) for k in numeric)
         if not re.search(r"[A-Za-z]{2}", label):
-            label = (_group_total_label(heading, members, values) or "") if not label else ""
+            # Only a blank label can be a group's total; a row labelled "(1)" stays unread.
+            total = None if label else _group_total_label(heading, members, values)
             heading, members = "", []
-            if not label:
+            if total is None:
                 continue
+            label = total
         else:
             members.append(values)
         in_header = [y for y in header_years if y is not None]
