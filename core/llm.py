@@ -183,12 +183,20 @@ class PartialOutput(BaseCallbackHandler):
     """Collects a streamed answer, plain text or a function call's arguments, and reports it readably as
     it grows: at most every `every_s` seconds and once more when the answer is complete."""
 
-    def __init__(self, report: Callable[[str], None], every_s: float = 0.5) -> None:
+    def __init__(
+        self,
+        report: Callable[[str], None],
+        every_s: float = 0.5,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._report = report
         self._every_s = every_s
+        self._clock = clock
         self._raw = ""
         self._shown = ""
-        self._last_report = 0.0
+        # None until the first report: the first piece is shown at once, whatever the clock reads (a
+        # monotonic clock counts from an arbitrary start, the machine's boot on Linux).
+        self._last_report: float | None = None
 
     def on_llm_new_token(self, token: Any, *, chunk: Any = None, **kwargs: Any) -> None:
         piece = token if isinstance(token, str) else ""
@@ -198,8 +206,8 @@ class PartialOutput(BaseCallbackHandler):
         if not piece:
             return
         self._raw += piece
-        now = time.monotonic()
-        if now - self._last_report >= self._every_s:
+        now = self._clock()
+        if self._last_report is None or now - self._last_report >= self._every_s:
             self._last_report = now
             self._send()
 

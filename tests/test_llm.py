@@ -3,6 +3,7 @@ the SQLite cache, token usage and cost."""
 
 from __future__ import annotations
 
+import pytest
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration
 
@@ -182,14 +183,22 @@ def test_compatible_servers_are_asked_for_whole_answers_unless_streaming_is_turn
     assert not streams(Settings(llm_provider="openai", llm_streaming=False))
 
 
-def test_partial_output_is_reported_at_most_every_interval_and_once_complete() -> None:
+@pytest.mark.parametrize("clock_start", [0.0, 5.0, 1e6])
+def test_partial_output_is_reported_at_most_every_interval_and_once_complete(clock_start: float) -> None:
+    # The clock starts where a machine booted a moment ago (0 s) or long ago would put it: the first piece
+    # is shown at once either way.
+    now = [clock_start]
     shown: list[str] = []
-    handler = PartialOutput(shown.append, every_s=3600)
+    handler = PartialOutput(shown.append, every_s=10, clock=lambda: now[0])
     for piece in ['{"summary": "Revenue rose ', "12% to ", '$422.6 million", "id": "S1-E2"}']:
         handler.on_llm_new_token(piece)
-    assert shown == ["Revenue rose"]  # the first piece, then nothing until the answer is complete
-    handler.on_llm_end(None)
+        now[0] += 1
+    assert shown == ["Revenue rose"]  # the first piece, then nothing until the interval has passed
+    now[0] += 10
+    handler.on_llm_new_token(" ")
     assert shown == ["Revenue rose", "Revenue rose 12% to $422.6 million"]
+    handler.on_llm_end(None)
+    assert len(shown) == 2  # complete, and nothing new to show
 
 
 def test_readable_partial_output_keeps_phrases_of_half_written_json() -> None:
