@@ -15,7 +15,13 @@ import re
 from collections.abc import Callable
 
 from core.citations import CITATION_MARK, answer_body, cited_numbers, quote_in_text
-from core.evaluation.numbers import matched_numbers, quantities, same_quantity
+from core.evaluation.numbers import (
+    figures_stated,
+    quantities,
+    same_quantity,
+    stated_unit,
+    without_workings,
+)
 from core.finance.compute import FALLBACK_REASON_RE
 from core.models import Citation, EvalContext, EvalQuestion, MetricValue, SystemAnswer
 from core.text.sentences import content_terms
@@ -28,8 +34,8 @@ TABLE_METRICS: list[tuple[str, str, str]] = [
     ("context_precision", "reference", "context precision"),
     ("faithfulness", "reference", "faithfulness (claim support)"),
     ("answer_correctness", "reference", "answer correctness"),
-    ("number_match", "reference", "gold number stated first (numeric questions)"),
-    ("number_anywhere", "reference", "gold number anywhere in the answer"),
+    ("number_match", "reference", "asked figures stated first (numeric questions)"),
+    ("number_anywhere", "reference", "asked figures anywhere in the answer"),
     ("token_f1", "reference", "token F1"),
     ("answer_similarity", "reference", "answer similarity (embeddings)"),
     ("citation_validity", "reference", "citations valid"),
@@ -159,7 +165,10 @@ def claim_supported(claim: str, cited: list[str]) -> bool:
         working = re.split(r" [—-] ", claim, maxsplit=1)[-1]
         claim = " ".join(part.split(" = ")[0] for part in working.split(";"))
     stated = quantities(claim)
-    available = quantities(passages, include_years=True)
+    # A table's cell is in the unit its title states ("in millions"): "26.974 billion" is its "26,974".
+    available = [
+        q for text in cited for q in quantities(text, include_years=True, default_scale=stated_unit(text))
+    ]
     if stated and not all(any(same_quantity(q, a, 0.001) for a in available) for q in stated):
         return False
     return _overlap(_terms(re.sub(r"[\d.,$%()]+", " ", claim)), _terms(passages)) >= CLAIM_SUPPORT or bool(
@@ -209,9 +218,12 @@ def token_f1(reference: str, answer: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def is_numeric(reference: str) -> bool:
-    """True when the reference answer states at least one figure (years aside)."""
-    return bool(quantities(reference))
+def is_numeric(question: EvalQuestion) -> bool:
+    """True when a figure answers the question: its set names one, or (when the set does not say) its
+    reference states one (years aside)."""
+    if question.figures is not None:
+        return bool(question.figures)
+    return bool(quantities(question.answer))
 
 
 def refused(answer: SystemAnswer) -> bool:
@@ -230,10 +242,13 @@ def reference_metrics(
 ) -> list[MetricValue]:
     """Every reference-based metric of one answer."""
     contexts = answer.contexts
-    numeric = is_numeric(question.answer)
-    head_hits, gold_n = matched_numbers(question.answer, headline(answer.answer))
-    all_hits, _ = matched_numbers(question.answer, answer_body(answer.answer))
-    number_match = float(head_hits > 0) if numeric else None
+    numeric = is_numeric(question)
+    # The figures that answer the question, stated in the answer's lead (a working's inputs do not count).
+    lead = without_workings(headline(answer.answer))
+    asked = (question.answer, question.question)
+    head_hits, gold_n = figures_stated(*asked, lead, question.figures)
+    all_hits, _ = figures_stated(*asked, answer_body(answer.answer), question.figures)
+    number_match = head_hits / gold_n if numeric and gold_n else (0.0 if numeric else None)
     f1 = token_f1(question.answer, answer_body(answer.answer))
     values = [
         (
@@ -251,13 +266,13 @@ def reference_metrics(
         (
             "answer_correctness",
             number_match if numeric else f1,
-            "a reference figure stated first" if numeric else "token F1 with the reference",
+            "share of the asked figures stated first" if numeric else "token F1 with the reference",
         ),
-        ("number_match", number_match, f"reference figures stated first ({head_hits}/{gold_n})"),
+        ("number_match", number_match, f"asked figures stated first ({head_hits}/{gold_n})"),
         (
             "number_anywhere",
-            float(all_hits > 0) if numeric else None,
-            "a reference figure anywhere in the answer",
+            all_hits / gold_n if numeric and gold_n else (0.0 if numeric else None),
+            "share of the asked figures anywhere in the answer",
         ),
         ("token_f1", f1, "content-word F1 with the reference"),
         (

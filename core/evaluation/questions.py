@@ -2,7 +2,8 @@
 
 A user set has one question per row with the columns `question`, `answer` and `filing` (the file name of
 an ingested filing, or of a file next to the set), and optionally `evidence` (text), `page` (the page a
-PDF viewer shows; several separated by ';'), `type` and `id`.
+PDF viewer shows; several separated by ';'), `type`, `id` and `figures` (the figures that answer it,
+separated by ';'; in JSON Lines also `parts`, each with its own `figures`).
 """
 
 from __future__ import annotations
@@ -129,6 +130,7 @@ def load_sample() -> QuestionSet:
             filing=SAMPLE_FILING,
             qtype=r.get("type", "all"),
             evidence_texts=list(r.get("evidence", [])),
+            figures=r.get("figures"),
         )
         for r in rows
     ]
@@ -150,6 +152,19 @@ def _pages(value: object) -> list[int]:
             )
         pages.append(int(part))
     return pages
+
+
+def _figures(row: dict) -> list[str] | None:
+    """The figures that answer a question: a `figures` column (a list, or text separated by ';'), or the
+    figures of its `parts`; None when the set does not say (the reference's first figure is used)."""
+    value = row.get("figures")
+    if value is None and isinstance(row.get("parts"), list):
+        value = [f for part in row["parts"] if isinstance(part, dict) for f in part.get("figures") or []]
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(";") if part.strip()]
+    return [str(v) for v in value]
 
 
 def _rows(data: bytes, name: str) -> list[dict[str, str]]:
@@ -205,6 +220,7 @@ def load_user_set(data: bytes, name: str, documents_dir: Path | None = None) -> 
                 if isinstance(evidence, str) and evidence.strip()
                 else list(evidence or []),
                 evidence_pages=_pages(row.get("page") or ""),
+                figures=_figures(row),
             )
         )
     return QuestionSet(Path(name).stem, out, documents_dir, sorted({q.qtype for q in out}))

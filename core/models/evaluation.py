@@ -27,6 +27,11 @@ class EvalQuestion(BaseModel):
     qtype: str = "all"
     evidence_texts: list[str] = Field(default_factory=list)
     evidence_pages: list[int] = Field(default_factory=list, description="Pages as a viewer shows them.")
+    figures: list[str] | None = Field(
+        default=None,
+        description="The figures that answer the question, as the reference states them; None: the "
+        "reference's main figure (its first), [] : the question asks for no figure.",
+    )
 
 
 class EvalContext(BaseModel):

@@ -14,7 +14,7 @@ from core.evaluation.metrics import (
     reference_metrics,
     token_f1,
 )
-from core.evaluation.numbers import matched_numbers, quantities
+from core.evaluation.numbers import figures_stated, main_figures, quantities, without_workings
 from core.models import Citation, EvalContext, EvalQuestion, SystemAnswer
 
 Q = EvalQuestion(
@@ -32,27 +32,61 @@ def ctx(page: int, text: str = "unrelated words about something else", filing: s
 
 
 @pytest.mark.parametrize(
-    ("reference", "answer", "hits"),
+    ("reference", "question", "answer", "hits"),
     [
-        ("$26,974 million", "26.974 billion", 1),
-        ("26974", "revenue was $26,974 million", 1),
-        ("$1577.00", "$1,577 million", 1),
-        ("$8.70", "$8,738 million", 1),  # within 1% after scaling
-        ("(1,234)", "decreased by 1,234", 1),  # parentheses are negatives; signs are ignored
-        ("-3.0%", "down 3.0 percentage points", 1),
-        ("24.6%", "0.246", 1),  # percent vs fraction
-        ("0.66", "66%", 1),
-        ("12.5%", "13%", 0),  # outside the 1% tolerance
-        ("In 2019 it had 5 plants", "2019", 0),  # years are not figures; "5" is
+        ("$26,974 million", "", "26.974 billion", 1),
+        ("26974", "", "revenue was $26,974 million", 1),  # one side states no unit: as printed
+        ("$1577.00", "What was capex (in USD millions)?", "$1,577 million", 1),
+        ("$8.70", "How much (in USD billions)?", "$8,738 million", 1),  # within 1% in the units both state
+        ("$8.70", "How much?", "$8,738 million", 0),  # no unit on the reference's side: 8.70 is not 8,738
+        ("(1,234)", "", "decreased by 1,234", 1),  # parentheses are negatives; signs are ignored
+        ("-3.0%", "", "down 3.0 percentage points", 1),
+        ("24.6%", "", "0.246", 1),  # percent vs fraction
+        ("0.66", "", "66%", 1),
+        ("12.5%", "", "13%", 0),  # outside the 1% tolerance and the reference's rounding
+        ("20%", "", "20.4%", 1),  # a reference rounded to a whole percent
+        ("In 2019 it had 5 plants", "", "2019", 0),  # years are not figures; "5" is
+        ("0.69", "", "cash 689 and receivables", 0),  # no power of a thousand is guessed
+        ("$1.6 billion", "", "$1,577 million", 1),  # the reference's rounding
+        ("$0.55 per share", "", "$0.55 billion", 0),  # a per-share figure is not an amount
     ],
 )
-def test_number_normalisation(reference, answer, hits):
-    assert matched_numbers(reference, answer)[0] == hits
+def test_figures_are_compared_through_the_units_both_sides_state(reference, question, answer, hits):
+    assert figures_stated(reference, question, answer)[0] == hits
+
+
+def test_the_main_figure_is_the_first_and_the_end_of_a_move():
+    assert [
+        q.number for q in main_figures("The quick ratio improved from 0.67 times to 0.69 times (3.4%)")
+    ] == [
+        0.67,
+        0.69,
+    ]
+    assert [q.number for q in main_figures("No. Microsoft decreased its debt by $2.5bn in FY 2023")] == [2.5]
+    assert main_figures("$1577.00", "What is capex (in USD millions)?")[0].value == 1577e6
+
+
+def test_a_wrong_answer_whose_working_holds_the_digits_does_not_pass():
+    question = Q.model_copy(
+        update={"question": "Has the quick ratio improved?", "answer": "It improved from 0.67 to 0.69."}
+    )
+    wrong = _answer(
+        "## Answer\n\n- **Quick ratio: FY2022 0.53; FY2023 0.57** — (689 + 1,321) / 3,800 = 0.53 [1]\n",
+        {1: ("c1", "x")},
+    )
+    metrics = {m.name: m.value for m in reference_metrics(question, wrong, {}, "F")}
+    assert metrics["number_match"] == 0.0
+    right = _answer(
+        "## Answer\n\n- **Quick ratio: FY2022 0.67; FY2023 0.69** — 1 / 2 = 0.5 [1]\n", {1: ("c1", "x")}
+    )
+    assert {m.name: m.value for m in reference_metrics(question, right, {}, "F")}["number_match"] == 1.0
+    assert without_workings("- **A: 0.53** — 689 / 1,300 = 0.53 [1]") == "- **A: 0.53**"
 
 
 def test_quantities_skip_years_codes_and_keep_units():
     found = quantities("FY2019 revenue in the 10-K (S1-E2) was $6.5 billion, up 12% from 2018")
     assert [(q.value, q.percent) for q in found] == [(6.5e9, False), (12.0, True)]
+    assert quantities("1,577", default_scale=1e6)[0].value == 1577e6
 
 
 def test_context_precision_and_recall_zero_partial_perfect():
