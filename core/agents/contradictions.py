@@ -6,16 +6,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.text.figures import find_figures, find_years
-from core.text.sentences import content_terms, jaccard
+from core.finance.question import direction
+from core.text.figures import find_figures
+from core.text.periods import YEAR, fiscal_years
+from core.text.sentences import jaccard
+from core.text.tokens import content_terms
 
-_UP_RE = re.compile(
-    r"\b(increase[ds]?|grew|grow(s|th)?|rose|rise[ns]?|higher|up|improved?|gain(ed|s)?|expand(ed|s)?)\b", re.I
-)
-_DOWN_RE = re.compile(
-    r"\b(decrease[ds]?|declined?|declines|fell|fall(s|en)?|lower|down|reduced?|dropp?(ed|s)?|shrank|contract(ed|s)?)\b",
-    re.I,
-)
 _NEG_RE = re.compile(r"\b(not|no|never|none|neither|nor|without)\b", re.I)
 _NOT_METRIC = {
     "approximately",
@@ -50,7 +46,7 @@ class Conflict:
 
 def extract_facts(sentence: str, evidence_id: str) -> list[Fact]:
     """Metric/period/value triples of a sentence: the metric is the few content words before a figure."""
-    years = [(m.start(), int(m.group(0))) for m in re.finditer(r"\b(?:19|20)\d{2}\b", sentence)]
+    years = [(m.start(), int(m.group(0))) for m in re.finditer(rf"\b{YEAR}\b", sentence)]
     facts = []
     for fig in find_figures(sentence):
         window = sentence[max(0, fig.start - 45) : fig.start]
@@ -61,11 +57,6 @@ def extract_facts(sentence: str, evidence_id: str) -> list[Fact]:
         period = min(years, key=lambda y: abs(y[0] - fig.start))[1] if years else None
         facts.append(Fact(frozenset(metric[-3:]), period, fig.value, fig.is_percent, fig.raw, evidence_id))
     return facts
-
-
-def _polarity(sentence: str) -> int:
-    up, down = bool(_UP_RE.search(sentence)), bool(_DOWN_RE.search(sentence))
-    return 1 if up and not down else -1 if down and not up else 0
 
 
 def _figure_conflict(a: Fact, b: Fact) -> bool:
@@ -82,9 +73,9 @@ def find_conflict(sentence: str, evidence_id: str, pool: list[tuple[str, str]]) 
     """The first sentence of other evidence in `pool` that contradicts `sentence`, if any."""
     facts = extract_facts(sentence, evidence_id)
     terms = set(content_terms(sentence))
-    polarity = _polarity(sentence)
+    polarity = direction(sentence)
     negated = bool(_NEG_RE.search(sentence))
-    years = set(find_years(sentence))
+    years = set(fiscal_years(sentence))
     for other, other_id in pool:
         if other_id == evidence_id or other == sentence:
             continue
@@ -98,10 +89,10 @@ def find_conflict(sentence: str, evidence_id: str, pool: list[tuple[str, str]]) 
                     )
         other_terms = set(content_terms(other))
         if jaccard(terms, other_terms) < 0.5 or (
-            years and set(find_years(other)) and years != set(find_years(other))
+            years and set(fiscal_years(other)) and years != set(fiscal_years(other))
         ):
             continue
-        other_polarity = _polarity(other)
+        other_polarity = direction(other)
         if polarity and other_polarity and polarity != other_polarity:
             return Conflict(other_id, "two passages state opposite directions for the same thing")
         if negated != bool(_NEG_RE.search(other)) and jaccard(terms, other_terms) >= 0.7:

@@ -10,12 +10,13 @@ from core.agents.base import AgentDeps
 from core.agents.contracts import DistilInput, Distillation
 from core.agents.contradictions import find_conflict
 from core.agents.structured import LLMOutputError, structured_call
-from core.finance.rows import read_rows
+from core.finance.rows import read_rows, rendered_rows
 from core.models import KnowledgeCard
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
 from core.text.figures import find_figures
-from core.text.sentences import content_terms, is_boilerplate, jaccard, split_sentences
-from core.tools.table_rows import table_rows
+from core.text.periods import YEAR
+from core.text.sentences import is_boilerplate, jaccard, split_sentences
+from core.text.tokens import content_terms
 
 _NUMERIC_RE = re.compile(
     r"how (much|many)|figures?|amount|growth|grew|increase|decrease|percent|results?|revenue|sales|income|"
@@ -114,7 +115,7 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
             rows = [(r.text, r.text, r.label, r.caption) for r in pdf_rows if len(r.text) <= 300]
             rows += [
                 (r.rendered, f"{r.label.lower()}|{'|'.join(r.values)}", r.label, r.caption)
-                for r in table_rows(ev.text)
+                for r in rendered_rows(ev.text)
             ]
             for text, key, row_label, row_caption in rows:
                 if text in seen or key in seen:
@@ -144,7 +145,7 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
     excluded = {t for term in inputs.exclude_terms for t in content_terms(term)}
     query_terms = (set(content_terms(inputs.sub_question)) | keyword_terms) - excluded - _GENERIC_TERMS
     # The period scopes the search; as a word to match it would favour any sentence dated that year.
-    query_terms = {t for t in query_terms if not re.fullmatch(r"(fy)?(19|20)\d\d|fiscal|fy", t)}
+    query_terms = {t for t in query_terms if not re.fullmatch(rf"(fy)?{YEAR}|fiscal|fy", t)}
     # Filings say "increased" where questions say "grew".
     query_terms |= {syn for t in list(query_terms) for syn in _SYNONYMS.get(t, ())}
     n = len(sentences) or 1

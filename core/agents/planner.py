@@ -8,7 +8,6 @@ from core.agents.base import AgentDeps
 from core.agents.clauses import (
     as_question,
     is_outside,
-    item_for,
     keywords_for,
     resolve_pronouns,
     split_clauses,
@@ -17,13 +16,13 @@ from core.agents.contracts import DraftStep, FilingInfo, PlanDraft, PlannerInput
 from core.agents.plan_tools import FIGURE_REASON, finalise_plan
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.formula import FormulaError, operands, parse_formula
-from core.finance.lexicon import STATEMENT_SEARCH_TERMS, STATEMENT_TITLES, LineItem
-from core.finance.periods import fiscal_years
-from core.finance.requests import FigureRequest, asks_why, figure_requests, unit_asked
+from core.finance.question import asks_why, strip_instructions, unit_asked
+from core.finance.requests import FigureRequest, figure_requests
+from core.finance.vocabulary import STATEMENTS, LineItem, item_for
 from core.models import Plan
 from core.prompts import PLANNER_HUMAN, PLANNER_SYSTEM
-from core.retrieval.analysis import strip_instructions
 from core.retrieval.routing import company_forms, mentions_company
+from core.text.periods import fiscal_years
 
 
 def offline_plan(inputs: PlannerInput, deps: AgentDeps) -> Plan:
@@ -172,8 +171,8 @@ def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool)
 
     for statement, items in by_statement.items():
         items = list(dict.fromkeys(items))
-        where = f" in the {STATEMENT_TITLES[statement]}"
-        keywords = [STATEMENT_SEARCH_TERMS[statement], *(i.search_terms for i in items)]
+        where = f" in the {STATEMENTS[statement].title}"
+        keywords = [STATEMENTS[statement].search_terms, *(i.search_terms for i in items)]
         steps.append(search([i.name for i in items], keywords, "Item 8", f"{FIGURE_REASON} from{where[3:]}"))
     where = ""
     if segments:  # a segment's or product's figures are reported in MD&A and the segment notes

@@ -7,10 +7,11 @@ import re
 from core.agents.base import AgentDeps
 from core.agents.contracts import ReflectInput
 from core.agents.structured import structured_call
-from core.finance.lexicon import STATEMENT_SEARCH_TERMS, line_item_for, line_items_in
+from core.finance.vocabulary import STATEMENTS, line_item_for, line_items_in
 from core.models import Gap, ResearchNote
 from core.prompts import REFLECTOR_HUMAN, REFLECTOR_SYSTEM
-from core.text.sentences import content_terms
+from core.text.periods import YEAR, fiscal_years
+from core.text.tokens import content_terms
 
 _CONFIRMED = 0.5
 # Question words that are not things to find in a filing.
@@ -61,13 +62,13 @@ def missing_keywords(keywords: list[str], text: str) -> list[str]:
     property, plant and equipment")."""
     prefixes = {t[:5] for t in content_terms(text)}
     items_named = {item.key for item in line_items_in(text)}
-    years = set(re.findall(r"(?:19|20)\d{2}", text))
+    years = {str(y) for y in fiscal_years(text)}
     missing = []
     for keyword in keywords:
         low = keyword.lower()
         if low in _NOT_TOPICS or len(low) < 3 or _UNIT_KEYWORD.fullmatch(low.strip()):
             continue
-        year = re.fullmatch(r"(?:fy|fiscal\s*)?((?:19|20)\d{2})", low)
+        year = re.fullmatch(rf"(?:fy|fiscal\s*)?({YEAR})", low)
         if year:
             if year.group(1) not in years:
                 missing.append(keyword)
@@ -95,7 +96,7 @@ def evidence_gaps(inputs: ReflectInput) -> list[Gap]:
         name, _, year = missing.rpartition(" for FY")
         item = line_item_for(name)
         words = item.search_terms if item else name
-        statement = STATEMENT_SEARCH_TERMS.get(item.statement, "") if item else ""
+        statement = STATEMENTS[item.statement].search_terms if item else ""
         gaps.append(
             Gap(
                 description=f"{missing} not found",

@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 
 from core.agents.contracts import DraftClaim, ReportDraft
-from core.models import Citation, Evidence
+from core.models import EVIDENCE_ID_PATTERN, Citation, Evidence
 from core.text.escape import escape_markdown
-from core.text.sentences import content_terms, jaccard, normalise_ws, split_sentences
+from core.text.markdown_table import is_table_line, row_cells
+from core.text.sentences import jaccard, normalise_ws, split_sentences
+from core.text.tokens import content_terms
 
 MAX_QUOTE = 400
 SOURCES_HEADING = "### Sources"
-_EVIDENCE_REF_RE = re.compile(r"\[((?:S\d+-E\d+)(?:\s*[,;]\s*S\d+-E\d+)*)\]")
+_EVIDENCE_REF_RE = re.compile(rf"\[((?:{EVIDENCE_ID_PATTERN})(?:\s*[,;]\s*{EVIDENCE_ID_PATTERN})*)\]")
 
 
 def _inert(text: str) -> str:
@@ -22,9 +24,9 @@ def _inert(text: str) -> str:
 def best_quote(claim: str, passage: str) -> str:
     """The passage sentence that best supports `claim`, verbatim (cut at a word boundary if long)."""
     # Table rows are quoted as whole lines; prose as sentences.
-    rows = [line.strip() for line in passage.splitlines() if line.strip().startswith("|")]
+    rows = [line.strip() for line in passage.splitlines() if is_table_line(line)]
     for row in rows:
-        cells = [c.strip() for c in row.strip("|").split("|") if c.strip()]
+        cells = [c for c in row_cells(row) if c]
         # A claim rendered from a table row names the row's label and repeats its cells.
         if len(cells) >= 2 and f"{cells[0]}:" in claim and all(c in claim for c in cells[1:]):
             return row

@@ -8,9 +8,9 @@ from collections import Counter
 from core.agents.base import AgentDeps
 from core.agents.contracts import RewriteInput, RewrittenQuery
 from core.agents.structured import LLMOutputError, structured_call
-from core.finance.lexicon import search_terms_for
+from core.finance.vocabulary import search_terms_for
 from core.prompts import REWRITER_HUMAN, REWRITER_SYSTEM
-from core.text.sentences import STOPWORDS, tokenize
+from core.text.tokens import FRAMING_WORDS, STOPWORDS, tokenize
 
 # Words that point back at earlier findings ("relate to them", "those risks").
 _REFERENCE_RE = re.compile(
@@ -23,42 +23,51 @@ _SYNTHESIS_RE = re.compile(
     r"( to| with| on)?( them| those| these| it| this| that)?( risks?)?\b",
     re.I,
 )
-_BORING = STOPWORDS | {
-    "may",
-    "could",
-    "assess",
-    "evaluate",
-    "describe",
-    "explain",
-    "find",
-    "change",
-    "changes",
-    "including",
-    "include",
-    "includes",
-    "other",
-    "certain",
-    "us",
-    "its",
-    "new",
-    "well",
-    "products",
-    "company",
-    "business",
-    "result",
-    "results",
-    "also",
-    "significant",
-    "million",
-    "billion",
-}
+_BORING = (
+    STOPWORDS
+    | FRAMING_WORDS
+    | {
+        "may",
+        "could",
+        "assess",
+        "evaluate",
+        "describe",
+        "explain",
+        "find",
+        "change",
+        "changes",
+        "including",
+        "include",
+        "includes",
+        "other",
+        "certain",
+        "us",
+        "its",
+        "new",
+        "well",
+        "products",
+        "company",
+        "business",
+        "result",
+        "results",
+        "also",
+        "significant",
+        "million",
+        "billion",
+    }
+)
+
+
+def _words(text: str) -> list[str]:
+    """Every word of `text` as search tokens without plural folding (stop-words kept)."""
+    return tokenize(text, keep_stopwords=True, fold_plurals=False)
 
 
 def salient_terms(claims: list[str], *, exclude: set[str], limit: int = 3) -> list[str]:
     """The content words that recur most across earlier claims, skipping words already in the query."""
     counts: Counter[str] = Counter()
     for claim in claims:
-        counts.update({t for t in tokenize(claim) if len(t) > 3 and t not in _BORING and not t.isdigit()})
+        counts.update({t for t in _words(claim) if len(t) > 3 and t not in _BORING and not t.isdigit()})
     ranked = [t for t, n in counts.most_common() if t not in exclude and (n > 1 or len(claims) == 1)]
     return ranked[:limit]
 
@@ -70,20 +79,20 @@ def offline_rewrite(inputs: RewriteInput, deps: AgentDeps) -> RewrittenQuery:
     query = inputs.sub_question.strip().rstrip("?.")
     refers_back = bool(_REFERENCE_RE.search(query))
     query = re.sub(r"\s+", " ", _SYNTHESIS_RE.sub(" ", query)).strip() or inputs.sub_question
-    present = set(tokenize(query))
+    present = set(_words(query))
     added: list[str] = []
     for keyword in [*inputs.keywords, *search_terms_for(query)]:
-        if not set(tokenize(keyword)) <= present:
+        if not set(_words(keyword)) <= present:
             added.append(keyword)
-            present |= set(tokenize(keyword))
+            present |= set(_words(keyword))
     own = {t for t in present if t not in _BORING and len(t) > 2}
     # Earlier findings complete a query that cannot stand alone ("assess how they change those risks");
     # added to a self-sufficient query ("R&D expenses") they only pull the search off target.
     if refers_back and len(own) < 2 and (inputs.earlier_keywords or inputs.earlier_claims):
         for keyword in inputs.earlier_keywords[:1]:
-            if not set(tokenize(keyword)) <= present:
+            if not set(_words(keyword)) <= present:
                 added.append(keyword)
-                present |= set(tokenize(keyword))
+                present |= set(_words(keyword))
         for term in salient_terms(inputs.earlier_claims, exclude=present, limit=2):
             added.append(term)
             present.add(term)

@@ -9,8 +9,8 @@ from core.agents.contracts import DraftClaim, ReportDraft, ReportSection, StepDi
 from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.compute import yes_or_no
-from core.finance.requests import RANKING_RE, asks_why, asks_yes_no
-from core.models import Evidence
+from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no
+from core.models import EVIDENCE_ID_RE, Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.text.figures import find_figures, unsupported_figures
 
@@ -65,9 +65,6 @@ def figure_answers(inputs: WriterInput) -> list[DraftClaim]:
     return list(by_name.values())
 
 
-_FEWEST_RE = re.compile(r"\b(least|lowest|smallest)\b", re.I)
-
-
 def ranking_answer(question: str, figures: list[DraftClaim]) -> DraftClaim | None:
     """For "which of them brought in the most?", the figures computed, in the order asked (largest first, or
     smallest first when the question's first superlative is "least"), in one sentence citing each. None
@@ -82,7 +79,7 @@ def ranking_answer(question: str, figures: list[DraftClaim]) -> DraftClaim | Non
         if not claim.evidence_ids or not amounts or amounts[0].is_percent or ";" in stated:
             return None
         ranked.append((amounts[0].value, label.strip("* "), amounts[0].raw))
-    fewest_first = bool(_FEWEST_RE.fullmatch(asked.group(2)))
+    fewest_first = bool(FEWEST_RE.fullmatch(asked.group(2)))
     ranked.sort(key=lambda r: r[0], reverse=not fewest_first)
     (_, first, amount), rest = ranked[0], ranked[1:]
     then = "; ".join(f"{label[:1].lower()}{label[1:]} {raw}" for _, label, raw in rest)
@@ -214,7 +211,6 @@ def _step_block(step: StepDigest) -> str:
 
 
 _MARKUP_RE = re.compile(r"</?[A-Za-z_][\w-]*(\s[^<>]*)?/?>|untrusted_document_text|<\||\|>|```")
-_SUMMARY_IDS_RE = re.compile(r"S\d+-E\d+")
 
 
 def claim_problem(
@@ -254,7 +250,7 @@ def check_llm_draft(draft: ReportDraft, inputs: WriterInput) -> tuple[ReportDraf
     conflicts = keep(draft.conflicts, "conflicts")
     summary = draft.summary
     summary_problem = (
-        claim_problem(summary, _SUMMARY_IDS_RE.findall(summary), evidence, computed)
+        claim_problem(summary, EVIDENCE_ID_RE.findall(summary), evidence, computed)
         if summary.strip()
         else None
     )

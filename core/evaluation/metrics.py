@@ -24,7 +24,7 @@ from core.evaluation.numbers import (
 )
 from core.finance.compute import FALLBACK_REASON_RE
 from core.models import Citation, EvalContext, EvalQuestion, MetricValue, SystemAnswer
-from core.text.sentences import content_terms
+from core.text.tokens import content_terms
 
 #: Every metric an evaluation reports, in table order: (name, variant, label). Variants say who judged:
 #: "reference" (against the ground truth, no LLM) or "llm" (core.evaluation.judge).

@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.text.periods import YEAR
+
 _NUMBER_RE = re.compile(
     r"(?P<neg>\()?(?P<minus>[-−–])?\s*(?P<cur>\$|USD\s?|US\$)?\s*"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*\)?"
@@ -57,9 +59,7 @@ class Quantity:
 
 
 def _is_year(num: str, m: re.Match[str]) -> bool:
-    return bool(
-        re.fullmatch(r"(19|20)\d{2}", num) and not (m.group("cur") or m.group("pct") or m.group("scale"))
-    )
+    return bool(re.fullmatch(YEAR, num) and not (m.group("cur") or m.group("pct") or m.group("scale")))
 
 
 def stated_unit(text: str) -> float | None:

@@ -22,7 +22,7 @@ from core.graph.deps import ResearchDeps, build_deps
 from core.index.vector_store import VectorStore
 from core.ingest.parse import parse_filing
 from core.ingest.validate import check_upload
-from core.models import ANCHOR_TOP_N, Chunk, EvalContext, Evidence, Filing, SystemAnswer
+from core.models import ANCHOR_TOP_N, Chunk, EvalContext, Evidence, Filing, SystemAnswer, evidence_id
 
 if TYPE_CHECKING:
     from core.service import Workbench
@@ -216,7 +216,7 @@ class Systems:
 
 def _evidence(rank: int, context: EvalContext, filing: Filing) -> Evidence:
     return Evidence(
-        evidence_id=f"S1-E{rank}",
+        evidence_id=evidence_id(0, rank),
         kind="filing",
         text=context.text,
         chunk_id=context.chunk_id,

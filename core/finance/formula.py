@@ -16,8 +16,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from core.finance.lexicon import LineItem, line_item_for, line_item_mentions, qualifier_before
-from core.finance.periods import YEAR
+from core.finance.arithmetic import CalculationError, apply
+from core.finance.vocabulary import LineItem, line_item_for, line_item_mentions, qualifier_before
+from core.text.periods import YEAR
 
 # --- operands and expressions -----------------------------------------------------------------
 
@@ -277,16 +278,11 @@ def evaluate(tree: Node, year: int, lookup: Lookup) -> Evaluation:
         shown = f"{ls} {op.replace('-', '−').replace('*', '×')} {rs}"
         if lv is None or rv is None:
             return None, shown
-        if op == "+":
-            return lv + rv, shown
-        if op == "-":
-            return lv - rv, shown
-        if op == "*":
-            return lv * rv, shown
-        if rv == 0:
+        try:
+            return apply(op, lv, rv), shown
+        except CalculationError:  # a zero denominator: the figure cannot be stated
             missing.append(("a non-zero denominator", year))
             return None, shown
-        return lv / rv, shown
 
     value, working = walk(tree)
     return Evaluation(value, working, inputs, missing)

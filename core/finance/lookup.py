@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.finance.formula import Found, Lookup, Operand
-from core.finance.lexicon import label_rank, normalise_label
 from core.finance.rows import FigureRow
-from core.text.sentences import content_terms
+from core.finance.vocabulary import label_rank, normalise_label
+from core.text.tokens import content_terms
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,26 @@ import re
 from dataclasses import dataclass, field
 
 from core.finance.formula import defined_formula, operands, parse_formula
-from core.finance.lexicon import (
+from core.finance.question import (
+    AMOUNT_RE,
+    AVERAGE_OVER_RE,
+    CAGR_RE,
+    CHANGE_RE,
+    HISTORY_RE,
+    HYPOTHETICAL_RE,
+    JUDGEMENT_RE,
+    PART_OF_COMPANY_RE,
+    PERCENT_RE,
+    RANKING_RE,
+    asks_did,
+    asks_for_change,
+    asks_why,
+    asks_yes_no,
+    direction,
+    sign_words,
+    unit_asked,
+)
+from core.finance.vocabulary import (
     LINE_ITEM_BY_KEY,
     METRICS,
     LineItem,
@@ -16,41 +35,15 @@ from core.finance.lexicon import (
     metrics_in,
     qualifier_before,
 )
-from core.finance.periods import asks_for_change, fiscal_years
+from core.text.periods import fiscal_years
 
-_AMOUNT_WORDS = re.compile(
-    r"\b(how much|how many|what (is|was|were|are)|amount|figure|value|total|level|balance|spend|spent|compar\w*"
-    r"|in (usd|us\$|\$|dollars)|(usd|us\$|\$) ?(millions|billions|thousands))\b",
-    re.I,
-)
-#: "Which of them brought in the most?": the figures named are compared, each stated.
-RANKING_RE = re.compile(
-    r"\b(which|what)\b[^?]*?\b(most|least|largest|highest|lowest|smallest|biggest|greatest)\b", re.I
-)
-_PERCENT_WORDS = re.compile(r"\bpercent|%|\bpercentage\b|\bas a share\b", re.I)
-_AVERAGE_OVER_RE = re.compile(r"\b(\d+|two|three|four|five)[- ]year average\b|\baverage (of|over)\b", re.I)
-_CHANGE_RE = re.compile(
-    r"\b(year[- ]over[- ]year|yoy|change|growth|grow|grew|increase|decrease|improv|declin)\w*", re.I
-)
-_WHY_RE = re.compile(
-    r"\b(why|drove|drive[sn]?|driver|drivers|driving|reasons?|explain|caus\w*|factors?|led to|contribut\w*"
-    r"|attribut\w*|impact\w*|affect\w*|relate|dragged|behind)\b",
-    re.I,
-)
 _GROWTH_RE = re.compile(r"\b(growth|growing|grow|grew)\b", re.I)
-_PART_OF_COMPANY_RE = re.compile(
-    r"\b(segments?|divisions?|business(es)? units?|product (lines?|categor(y|ies))|brands?|regions?|geograph\w*)\b",
-    re.I,
-)
-_HYPOTHETICAL_RE = re.compile(r"\b(would|hypothetical(ly)?|sensitivity|basis points?|bps)\b", re.I)
 _SHARE_OF_RE = re.compile(
     r"(?P<a>[\w&'’ ,-]{2,60}?)\s+(?P<how>as an? (?:share|percentage|percent|%|proportion) of|to|divided by|over|/)\s+"
     r"(?P<b>(?:total |net )?[\w&'’ -]{2,40})",
     re.I,
 )
 _INTENSITY_RE = re.compile(r"(?P<a>[\w&'’ -]{2,40}?)\s+intensity\b", re.I)
-_CAGR_RE = re.compile(r"\bcagr\b|compound(ed)? annual growth", re.I)
-_UNIT_ASKED_RE = re.compile(r"\b(?:usd|us\$|\$|dollars)?\s*(thousands|millions|billions)\b", re.I)
 
 
 @dataclass
@@ -86,7 +79,7 @@ def _kind_for(name: str, question: str, default: str) -> str:
             return metric.kind
     if re.search(r"\b(ratio|turnover|coverage)\b", name, re.I):
         return "ratio"
-    if _PERCENT_WORDS.search(question) or re.search(r"\b(margin|rate|%)", name, re.I):
+    if PERCENT_RE.search(question) or re.search(r"\b(margin|rate|%)", name, re.I):
         return "percent"
     return default
 
@@ -99,35 +92,25 @@ def _years(question: str, default_year: int | None, formula_text: str = "") -> l
     return sorted(set(years))
 
 
-_HISTORY_RE = re.compile(r"\b(historical(ly)?|consistent(ly)?|over time|trend|past (three|3) years)\b", re.I)
-
-
 def _aggregate(question: str, years: list[int]) -> str | None:
     if len(years) < 2:
         return None
-    if _AVERAGE_OVER_RE.search(question):
+    if AVERAGE_OVER_RE.search(question):
         return "average"
-    if _CAGR_RE.search(question):
+    if CAGR_RE.search(question):
         return "cagr"
-    if _CHANGE_RE.search(question) or asks_for_change(question) or _HISTORY_RE.search(question):
+    if asks_for_change(question) or HISTORY_RE.search(question):
         return "change"
     return None
-
-
-_PERIOD_CHANGE_RE = re.compile(
-    r"\b(year[- ]over[- ]year|yoy|change|growth|grow|grew|increase|decrease|improv|declin|deteriorat|profile"
-    r"|trajectory|trend)\w*",
-    re.I,
-)
 
 
 def _with_prior_year(question: str, years: list[int]) -> list[int]:
     """A single year plus the one before when the question asks how the figure changed ("improving"), or
     the three years a 10-K's statements cover when it asks about the history ("consistent")."""
-    if len(years) == 1 and _HISTORY_RE.search(question):
+    if len(years) == 1 and HISTORY_RE.search(question):
         return [years[0] - 2, years[0] - 1, years[0]]
     # "Compare A's and B's R&D in FY2023" compares companies, not periods: no prior year then.
-    if len(years) == 1 and _PERIOD_CHANGE_RE.search(question):
+    if len(years) == 1 and CHANGE_RE.search(question):
         return [years[0] - 1, years[0]]
     return years
 
@@ -144,38 +127,16 @@ def _less_item(question: str, end: int) -> LineItem | None:
     return mentions[0][2] if mentions and mentions[0][0] == 0 else None
 
 
-_YES_NO_RE = re.compile(r"^\s*(has|have|had|did|does|do|is|are|was|were|can|will)\b", re.I)
-_DID_RE = re.compile(r"^\s*(has|have|had|did|does|do)\b", re.I)
-
-
-def asks_yes_no(text: str) -> bool:
-    """True for a question answered yes or no ("Has it paid dividends…?", "Is it capital-intensive?")."""
-    return bool(_YES_NO_RE.match(text))
-
-
-_ASKS_UP_RE = re.compile(r"\b(increas|grow|grew|rais|rose|rise|improv|expand)\w*", re.I)
-_ASKS_DOWN_RE = re.compile(r"\b(decreas|declin|fall|fell|drop|shrink|shrank|reduc|lower)\w*", re.I)
-_ASKS_SIGN_RE = re.compile(r"\b(positive|negative)\b", re.I)
-# "a high growth company?", "a healthy liquidity profile?": a judgement of size, not of sign.
-_JUDGEMENT_RE = re.compile(
-    r"\b(high|low|strong|weak|significant\w*|substantial\w*|healthy|reasonabl\w*|material\w*|consistent\w*"
-    r"|stable|sharp\w*|intensive)\b",
-    re.I,
-)
-
-
 def sign_asked(question: str) -> tuple[str, int] | None:
     """What sign settles a yes-or-no question, if one does: ("change", +1) for "Did it grow its PP&E?",
     ("change", -1) for "Did debt decrease?", ("value", +1) for "Does it have positive working capital?",
     ("amount", +1) for "Has it paid dividends?". None for judgements ("a high growth company?")."""
-    if not asks_yes_no(question) or _JUDGEMENT_RE.search(question):
+    if not asks_yes_no(question) or JUDGEMENT_RE.search(question):
         return None
-    sign = _ASKS_SIGN_RE.search(question)
-    if sign:
-        return ("value", 1 if sign.group(1).lower() == "positive" else -1)
-    up, down = bool(_ASKS_UP_RE.search(question)), bool(_ASKS_DOWN_RE.search(question))
-    if up != down:
-        return ("change", 1 if up else -1)
+    if sign := sign_words(question):
+        return ("value", sign)
+    if moved := direction(question):
+        return ("change", moved)
     if _asks_whether_cash_was_spent(question):
         return ("amount", 1)
     return None
@@ -184,20 +145,9 @@ def sign_asked(question: str) -> tuple[str, int] | None:
 def _asks_whether_cash_was_spent(question: str) -> bool:
     """'Has it paid dividends in FY2022?', 'Did it buy back shares?': a yes or no that a cash-flow line
     item answers — the answer states the amount, which says yes (or no) with a citation."""
-    return bool(_DID_RE.match(question)) and any(
+    return asks_did(question) and any(
         item.statement == "cash_flow" for _, _, item in line_item_mentions(question)
     )
-
-
-def asks_why(text: str) -> bool:
-    """True when the question asks for reasons or drivers ("what drove", "why", "factors"), not only a figure."""
-    return bool(_WHY_RE.search(text))
-
-
-def unit_asked(question: str) -> str | None:
-    """'millions' / 'billions' / 'thousands' when the question asks for its answer in that unit."""
-    m = _UNIT_ASKED_RE.search(question)
-    return m.group(1).lower() if m else None
 
 
 def figure_requests(question: str, default_year: int | None = None) -> list[FigureRequest]:
@@ -229,7 +179,7 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                 line_items=[o.item for o in operands(tree) if o.item],
             )
         ]
-    if _HYPOTHETICAL_RE.search(question):
+    if HYPOTHETICAL_RE.search(question):
         return []  # a sensitivity ("what would a 100 bp rise do") is stated by the filing, not computed
     requests: list[FigureRequest] = []
     spans: list[tuple[int, int]] = []
@@ -306,7 +256,7 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         and _GROWTH_RE.search(question)
         and not line_item_mentions(question)
         and not asks_why(question)
-        and not _PART_OF_COMPANY_RE.search(question)
+        and not PART_OF_COMPANY_RE.search(question)
     ):
         # "Is it a high growth company?": growth that names no figure is an analyst's sales growth. Not when
         # it is a part's growth (a segment's, a product line's) or the question asks what drove a growth: those
@@ -326,8 +276,8 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         ]
     if (
         not requests
-        and not _AMOUNT_WORDS.search(question)
-        and not _CHANGE_RE.search(question)
+        and not AMOUNT_RE.search(question)
+        and not CHANGE_RE.search(question)
         and not _asks_whether_cash_was_spent(question)
         and not (RANKING_RE.search(question) and len(line_item_mentions(question)) >= 2)
     ):

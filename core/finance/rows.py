@@ -15,8 +15,10 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from core.finance.periods import ColumnHeader, column_headers
+from core.finance.vocabulary.statements import TITLE_RE, title_kind
 from core.text.figures import Figure, find_figures
+from core.text.markdown_table import is_table_line, table_lines
+from core.text.periods import YEAR, ColumnHeader, column_headers
 
 # The unit opens a parenthesis or a line ("(In millions, except ...)", "Dollars in millions"), or follows a
 # dollar sign anywhere ("Statements of Cash Flows $ in millions"); "shares in
@@ -27,13 +29,6 @@ _UNIT_RE = re.compile(
     re.I,
 )
 _SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
-_STATEMENT_RE = re.compile(
-    r"(balance\s+sheets?|statements?\s+of\s+financial\s+(position|condition))"
-    r"|(statements?\s+of\s+(consolidated\s+)?(operations|income|earnings|comprehensive\s+(income|loss)))"
-    r"|income\s+statements?"
-    r"|(statements?\s+of\s+cash\s+flows?|cash\s+flows?\s+statements?|statement\s+of\s+cash\s+flow)",
-    re.I,
-)
 _NUM_TOKEN = re.compile(r"^\(?-?\$?\(?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?\)?$")
 _DASH_TOKEN = re.compile(r"^[—–-]{1,3}$")
 _CONTINUES = re.compile(r"^[a-z(&,]")
@@ -67,43 +62,6 @@ class FigureRow:
             if y == year:
                 return value
         return None
-
-
-_TITLE_RE = re.compile(
-    r"^[ \t]*(?:[A-Z0-9.,&' -]+ AND SUBSIDIARIES\s+)?(?:consolidated\s+|combined\s+)?"
-    r"(?P<title>balance\s+sheets?|statements?\s+of\s+(?:consolidated\s+)?[a-z'’\s()]{4,60})",
-    re.I | re.M,
-)
-
-
-def statement_title_kind(text: str, *, last: bool = False) -> str | None:
-    """The primary statement a page is titled with ('balance', 'income', 'cash_flow'): the title starts a
-    line ("Consolidated Statements of Operations"); comprehensive income and equity statements are not
-    primary statements here, and a phrase inside a sentence or a column header is not a title. `last`
-    takes the last title in `text` (the one nearest a page that follows it) instead of the first."""
-    kinds: list[str | None] = []
-    for m in _TITLE_RE.finditer(text):
-        title = " ".join(m.group("title").lower().split())
-        if any(w in title for w in ("comprehensive", "equity", "stockholders", "shareholders")):
-            kinds.append(None)  # a statement, but not a primary one: it ends the previous title's reach
-            continue
-        kinds.append(statement_kind(title))
-    found = [k for k in kinds if k is not None]
-    if not found:
-        return None
-    return kinds[-1] if last else found[0]
-
-
-def statement_kind(title: str) -> str | None:
-    """'CONSOLIDATED BALANCE SHEETS' -> 'balance'; None when the text names no primary statement."""
-    m = _STATEMENT_RE.search(title)
-    if not m:
-        return None
-    if m.group(1):
-        return "balance"
-    if m.group(3) or re.match(r"income\s+statement", m.group(0), re.I):
-        return "income"
-    return "cash_flow"
 
 
 def _tokens(text: str) -> list[tuple[str, int, int]]:
@@ -163,9 +121,9 @@ def _statement_before(text: str, pos: int) -> tuple[str | None, str]:
     """The primary statement whose title (a line that starts with it) last precedes `pos`; a mention of a
     statement inside a sentence ("included in the statements of income") titles nothing."""
     found: tuple[str | None, str] = (None, "")
-    for m in _TITLE_RE.finditer(text, 0, pos):
+    for m in TITLE_RE.finditer(text, 0, pos):
         title = m.group("title")
-        found = (statement_title_kind(m.group()), " ".join(title.split()))
+        found = (title_kind(title), " ".join(title.split()))
     return found
 
 
@@ -276,16 +234,8 @@ def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
 
 
 def _cell_year(cell: str) -> int | None:
-    m = re.search(r"(?<!\d)((?:19[5-9]|20[0-4])\d)(?!\d)", cell)
+    m = re.search(rf"(?<!\d)({YEAR})(?!\d)", cell)
     return int(m.group(1)) if m else None
-
-
-def _is_separator(cells: list[str]) -> bool:
-    return all(re.fullmatch(r":?-{2,}:?", c) or not c for c in cells)
-
-
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
 def _group_total_label(heading: str, members: list[tuple[Figure | None, ...]], values: tuple) -> str | None:
@@ -309,25 +259,13 @@ def _markdown_rows(text: str) -> list[FigureRow]:
     header_years: list[int | None] = []
     heading = ""  # the last labelled row without figures ("Revenues"), which heads the rows after it
     members: list[tuple[Figure | None, ...]] = []  # the figures of the rows under it
-    pos = 0
-    lines = text.splitlines(keepends=True)
-    for index, line in enumerate(lines):
-        start, pos = pos, pos + len(line)
-        stripped = line.strip()
-        if not stripped.startswith("|"):
-            header_years = []
-            continue
-        cells = _cells(stripped)
-        if _is_separator(cells):
-            continue
-        following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+    table = -1
+    for line in table_lines(text):
+        if line.table != table:
+            table, header_years = line.table, []
+        cells = list(line.cells)
         periods = [cell for cell in cells[1:] if cell]
-        if (
-            following.startswith("|")
-            and _is_separator(_cells(following))
-            and periods
-            and all(_cell_year(cell) is not None for cell in periods)
-        ):
+        if line.above_separator and periods and all(_cell_year(cell) is not None for cell in periods):
             # The header row above the |---| line names periods, even as bare years ("2018 | 2017").
             header_years = [_cell_year(cell) for cell in cells]
             continue
@@ -359,17 +297,16 @@ def _markdown_rows(text: str) -> list[FigureRow]:
             years = tuple(in_header)
         else:
             years = tuple(header_years[k] if k < len(header_years) else None for k in numeric)
-        begin = start + line.index("|")
-        statement, caption = _statement_before(text, begin)
+        statement, caption = _statement_before(text, line.start)
         rows.append(
             FigureRow(
                 label=label,
                 values=values,
                 years=years,
-                start=begin,
-                end=start + len(line.rstrip()),
-                text=stripped,
-                scale=_scale_before(text, begin),
+                start=line.start,
+                end=line.end,
+                text=line.line,
+                scale=_scale_before(text, line.start),
                 statement=statement,
                 caption=caption,
             )
@@ -379,6 +316,48 @@ def _markdown_rows(text: str) -> list[FigureRow]:
 
 def read_rows(text: str) -> list[FigureRow]:
     """Every labelled row of figures in `text` (a page or a passage), in order."""
-    if re.search(r"^\s*\|.*\|\s*$", text, re.M):
+    if any(is_table_line(line) for line in text.splitlines()):
         return _markdown_rows(text)
     return _stream_rows(text)
+
+
+@dataclass(frozen=True)
+class RenderedRow:
+    """A Markdown table row as a reader shows it: 'caption — label: v1 (header1); v2 (header2)'."""
+
+    label: str
+    line: str  # the row as written
+    rendered: str
+    values: tuple[str, ...] = ()  # the cells after the label, as printed
+    caption: str = ""
+    years: tuple[int | None, ...] = ()  # each value's year, when the header lines up with the values
+
+
+def rendered_rows(text: str) -> list[RenderedRow]:
+    """Data rows of the Markdown tables in `text` with a text label and at least one figure, each value
+    named by its header cell when header and values line up one to one (a guess would misstate figures)."""
+    rows: list[RenderedRow] = []
+    for line in table_lines(text):
+        label = line.label
+        values = [c for c in line.cells[1:] if c]
+        if line.is_header or not label or not line.numeric or not re.search(r"[A-Za-z]", label):
+            continue
+        header = [c for c in line.header if c]
+        years: tuple[int | None, ...] = ()
+        if header and len(header) == len(values):
+            parts = [f"{v} ({h})" for v, h in zip(values, header, strict=True)]
+            years = tuple(_cell_year(h) for h in header)
+        else:
+            parts = values
+        name = f"{line.caption} — {label}" if line.caption else label
+        rows.append(
+            RenderedRow(
+                label=label,
+                line=line.line,
+                rendered=f"{name}: " + "; ".join(parts),
+                values=tuple(values),
+                caption=line.caption,
+                years=years,
+            )
+        )
+    return rows

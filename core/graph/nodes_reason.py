@@ -26,7 +26,8 @@ from core.graph.plan_growth import add_follow_ups, handled_gaps
 from core.graph.state import ResearchState
 from core.models import PolicyDecision
 from core.retrieval.routing import company_forms
-from core.text.sentences import content_terms, jaccard
+from core.text.sentences import jaccard
+from core.text.tokens import content_terms
 
 
 def _is_new(claim: str, known: list[set[str]]) -> bool:

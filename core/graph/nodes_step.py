@@ -4,7 +4,6 @@ search_web, calculate."""
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -30,16 +29,15 @@ from core.models import (
     CandidateRef,
     Evidence,
     Fallback,
-    KnowledgeCard,
     ScoredChunk,
     StepRecord,
     StrategyDecision,
+    evidence_id,
 )
 from core.retrieval.ranking import keep_filter_first
 from core.retrieval.rerank import rerank_pool
 from core.retrieval.routing import company_forms
-from core.tools.calculation_step import run_calculations
-from core.tools.figure_step import requests_in, run_figure_requests
+from core.tools.calculator import run_calculator
 from core.tools.web_search import search_web as web_search_tool
 
 log = logging.getLogger(__name__)
@@ -187,7 +185,7 @@ def retrieve_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> d
 def _evidence(index: int, chunks: list[ScoredChunk], labels: dict[str, str]) -> list[Evidence]:
     return [
         Evidence(
-            evidence_id=f"S{index + 1}-E{j}",
+            evidence_id=evidence_id(index, j),
             kind="filing",
             text=sc.chunk.text,
             chunk_id=sc.chunk.chunk_id,
@@ -298,9 +296,7 @@ def search_web(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str
     """Web search for facts outside the filings; without network the step says so and the run goes on."""
     deps = runtime.context
     index, steps, rec = current_record(state)
-    outcome = web_search_tool(
-        rec.rewritten_query, deps.settings, step_prefix=f"S{index + 1}", search_fn=deps.web_search
-    )
+    outcome = web_search_tool(rec.rewritten_query, deps.settings, step_index=index, search_fn=deps.web_search)
     steps[index] = rec.model_copy(update={"evidence": outcome.evidence, "evidence_note": outcome.note})
     update: dict[str, Any] = {"steps": dump_steps(steps)}
     if outcome.fallback is not None:
@@ -329,58 +325,44 @@ def search_web(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str
 
 @instrumented("calculate")
 def calculate(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
-    """State the figures the step asks for, computed from table rows of the pages earlier steps found (each
-    input cited); otherwise growth, ratio or difference from figures in earlier evidence (safe arithmetic)."""
+    """State the figures the step asks for, computed from table rows of the pages earlier steps found and of
+    the statements that report them (each input cited); otherwise growth, ratio or difference from figures
+    in earlier evidence (safe arithmetic)."""
     deps = runtime.context
     index, steps, rec = current_record(state)
-    prefix = f"S{index + 1}"
     prior = [e for s in steps[:index] for e in s.evidence]
     infos = filing_infos(deps, [rec.filing_id] if rec.filing_id else list(state.get("filing_ids") or []))
-    default_year = infos[0].fiscal_year if len(infos) == 1 else None
-    requests = requests_in(rec.sub_question, default_year)
     forms = company_forms(infos[0].company) if len(infos) == 1 else []
-    if forms and len(state.get("filing_ids") or []) > 1:
-        # With several filings in the run, each figure says whose it is.
-        requests = [replace(r, name=f"{forms[0]} {r.name}") for r in requests]
-    evidence: list[Evidence] = []
-    cards: list[KnowledgeCard] = []
-    notes: list[str] = []
-    missing: list[str] = []
-    if requests and deps.pages is not None:
-        rows = deps.pages.rows(prior, filing_id=rec.filing_id)
+    pages = deps.pages
+
+    def rows(statements: list[str]) -> list:
+        assert pages is not None
+        found = pages.rows(prior, filing_id=rec.filing_id)
         # Then the statements themselves, as an analyst would open them: the filing's pages titled with the
-        # statement that reports each input (after the retrieved pages, which rank first).
-        statements = list(dict.fromkeys(st for r in requests for st in r.statements))
+        # statement that reports each input (after the retrieved pages, which rank first); a primary
+        # statement is the authority for its line items, so its rows rank first.
         for filing_id in [rec.filing_id] if rec.filing_id else [i.filing_id for i in infos]:
-            # A primary statement is the authority for its line items: its rows rank first.
-            rows = deps.pages.statement_rows(filing_id, statements, rank=-1) + rows
-        labels = {i.filing_id: i.label for i in infos}
-        for outcome, inputs, computed in run_figure_requests(
-            requests, rows, step_prefix=prefix, labels=labels
-        ):
-            notes.append(outcome.note)
-            missing.extend(f"{name} for FY{year}" for name, year in computed.missing)
-            if outcome.evidence is None:
-                continue
-            evidence.extend([outcome.evidence, *inputs])
-            cards.append(
-                KnowledgeCard(
-                    claim=outcome.note, evidence_ids=[e.evidence_id for e in inputs], confidence=0.9
-                )
-            )
-    else:
-        for outcome in run_calculations(rec.sub_question, rec.keywords, prior, step_prefix=prefix):
-            notes.append(outcome.note)
-            if outcome.evidence is None:
-                continue
-            evidence.append(outcome.evidence)
-            claim = outcome.note.split(" (figures from")[0]
-            if outcome.source_evidence_ids:
-                claim += " (computed from the cited figures)"
-            cards.append(KnowledgeCard(claim=claim, evidence_ids=outcome.source_evidence_ids, confidence=0.8))
-    note = "; ".join(notes)
-    steps[index] = rec.model_copy(
-        update={"evidence": evidence, "evidence_note": note, "cards": cards, "missing": missing}
+            found = pages.statement_rows(filing_id, statements, rank=-1) + found
+        return found
+
+    result = run_calculator(
+        rec.sub_question,
+        rec.keywords,
+        prior,
+        step_index=index,
+        default_year=infos[0].fiscal_year if len(infos) == 1 else None,
+        rows=rows if pages is not None else None,
+        # With several filings in the run, each figure says whose it is.
+        owner=forms[0] if forms and len(state.get("filing_ids") or []) > 1 else None,
+        labels={i.filing_id: i.label for i in infos},
     )
-    emit(runtime, state, "evidence_found", node="calculate", step_index=index, message=note)
+    steps[index] = rec.model_copy(
+        update={
+            "evidence": result.evidence,
+            "evidence_note": result.note,
+            "cards": result.cards,
+            "missing": result.missing,
+        }
+    )
+    emit(runtime, state, "evidence_found", node="calculate", step_index=index, message=result.note)
     return {"steps": dump_steps(steps)}

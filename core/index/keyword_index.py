@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from core.index.tokenizer import tokenize
 from core.models import Chunk
+from core.text.tokens import tokenize
 
 _FORMAT_VERSION = 1
 

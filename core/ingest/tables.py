@@ -1,14 +1,16 @@
-"""Tables to Markdown: HTML tables here (EDGAR spacer cells collapsed, "$" / ")" / "%" cells merged), PDF
-layout tables in loaders/pdf_tables.py; both split large tables by rows with the header repeated."""
+"""HTML tables cleaned into rectangular grids (EDGAR spacer cells collapsed, "$" / ")" / "%" cells merged),
+ready to be written in the one table format of core.text.markdown_table; PDF layout tables are read in
+loaders/pdf_tables.py."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from core.text.markdown_table import is_numeric_cell
+
 _CURRENCY = {"$", "€", "£", "¥", "US$", "($", "$(", "(", "C$"}
 _CLOSERS = {")", "%", ")%", "%)", "pts", "bps", "x"}
-_NUMERIC = re.compile(r"^[\s$€£¥(\-–—]*[\d.,]+[\s%)]*$|^[\s$(]*[-–—]+[\s)]*$")
 _BULLETS = {"•", "●", "◦", "▪", "■", "-", "–", "—", "*", "·", "o", "\uf0b7", "\uf0a7"}
 _MARKER = re.compile(r"^\(?[0-9a-zA-Z]{1,3}[.)]$")
 
@@ -23,11 +25,6 @@ class Cell:
 
     text: str
     colspan: int = 1
-
-
-def is_numeric(text: str) -> bool:
-    """True for money/number/percentage cells such as "$ 1,234", "(56)", "12.5 %" or "—"."""
-    return bool(_NUMERIC.match(text))
 
 
 def _grid(rows: list[list[Cell]]) -> tuple[list[list[str]], list[list[tuple[int, int]]]]:
@@ -56,7 +53,7 @@ def _merge_symbols(slots: list[str]) -> None:
     for j, text in enumerate(slots):
         if text in _CURRENCY:
             nxt = next((k for k in range(j + 1, len(slots)) if slots[k]), None)
-            if nxt is not None and is_numeric(slots[nxt]):
+            if nxt is not None and is_numeric_cell(slots[nxt]):
                 slots[nxt] = f"{text}{slots[nxt]}" if text.endswith("(") else f"{text} {slots[nxt]}"
                 slots[j] = ""
         elif text in _CLOSERS:
@@ -120,45 +117,9 @@ def is_layout_table(table: list[list[str]]) -> bool:
     ):
         return True
     cells = [c for row in filled for c in row]
-    return len(table) == 1 and len(cells) <= 3 and not any(is_numeric(c) for c in cells)
+    return len(table) == 1 and len(cells) <= 3 and not any(is_numeric_cell(c) for c in cells)
 
 
 def layout_lines(table: list[list[str]]) -> list[str]:
     """The prose of a layout table, one paragraph per row."""
     return [" ".join(c for c in row if c) for row in table if any(row)]
-
-
-def _md_row(cells: list[str]) -> str:
-    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-
-def to_markdown(table: list[list[str]], caption: str | None = None) -> str:
-    """A Markdown table (first row as header) preceded by its caption line when there is one."""
-    header, body = table[0], table[1:]
-    lines = [caption.strip()] if caption else []
-    lines.append(_md_row(header))
-    lines.append("|" + "|".join("---" for _ in header) + "|")
-    lines.extend(_md_row(row) for row in body)
-    return "\n".join(lines)
-
-
-def markdown_parts(table: list[list[str]], caption: str | None, max_chars: int) -> list[str]:
-    """The table as one Markdown text, or several whose rows are split with the header repeated."""
-    whole = to_markdown(table, caption)
-    if len(whole) <= max_chars or len(table) <= 2:
-        return [whole]
-    header, body = table[0], table[1:]
-    fixed = len(to_markdown([header], caption)) + 1
-    parts: list[str] = []
-    current: list[list[str]] = []
-    size = fixed
-    for row in body:
-        row_len = len(_md_row(row)) + 1
-        if current and size + row_len > max_chars:
-            parts.append(to_markdown([header, *current], caption))
-            current, size = [], fixed
-        current.append(row)
-        size += row_len
-    if current:
-        parts.append(to_markdown([header, *current], caption))
-    return parts

@@ -18,7 +18,6 @@ from core.models.evaluation import (
 )
 from core.models.filings import (
     FRONT_MATTER,
-    ITEM_NUMBER,
     ITEM_TITLES,
     UNKNOWN_COMPANY,
     UNSECTIONED,
@@ -42,6 +41,8 @@ from core.models.records import (
 )
 from core.models.research import (
     ANCHOR_TOP_N,
+    EVIDENCE_ID_PATTERN,
+    EVIDENCE_ID_RE,
     Citation,
     Evidence,
     Fallback,
@@ -57,6 +58,7 @@ from core.models.research import (
     SectionSummary,
     StepOrigin,
     Tool,
+    evidence_id,
 )
 from core.models.retrieval import (
     STRATEGIES,
@@ -70,10 +72,13 @@ from core.models.retrieval import (
     StrategyDecision,
     check_strategy,
 )
+from core.text.items import ITEM_NUMBER
 
 __all__ = [
     "ANCHOR_TOP_N",
     "EVAL_SYSTEMS",
+    "EVIDENCE_ID_PATTERN",
+    "EVIDENCE_ID_RE",
     "FRONT_MATTER",
     "ITEM_NUMBER",
     "ITEM_TITLES",
@@ -125,6 +130,7 @@ __all__ = [
     "TokenUsage",
     "Tool",
     "check_strategy",
+    "evidence_id",
     "item_label",
     "section_rank",
     "utc_now",

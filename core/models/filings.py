@@ -36,10 +36,6 @@ ITEM_TITLES: dict[str, str] = {
     "Item 16": "Form 10-K Summary",
 }
 
-#: How an Item's number is written ("7", "7A", "7a"): every pattern for Items (headings, references in
-#: questions, plan steps) is built from it.
-ITEM_NUMBER = r"\d{1,2}[A-Ca-c]?"
-
 
 def item_label(number: str) -> str | None:
     """'7a' -> 'Item 7A' when that is a 10-K Item, else None."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Literal
 
@@ -50,6 +51,16 @@ class PlanVersion(BaseModel):
     changes: list[str] = Field(default_factory=list)
     plan: Plan
     created_at: datetime = Field(default_factory=utc_now)
+
+
+#: How an evidence id is written: "S<step>-E<n>" (steps and evidence counted from 1).
+EVIDENCE_ID_PATTERN = r"S\d+-E\d+"
+EVIDENCE_ID_RE = re.compile(EVIDENCE_ID_PATTERN)
+
+
+def evidence_id(step_index: int, n: int) -> str:
+    """The id of the n-th evidence (from 1) of the step at `step_index` (from 0): 'S3-E2'."""
+    return f"S{step_index + 1}-E{n}"
 
 
 class Evidence(BaseModel):

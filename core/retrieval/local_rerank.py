@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from core.finance.lexicon import LINE_ITEM_BY_KEY, label_rank
 from core.finance.rows import read_rows
+from core.finance.vocabulary import LINE_ITEM_BY_KEY, label_rank
 from core.index.embeddings import Embedder
-from core.index.tokenizer import tokenize
 from core.models import QueryAnalysis, ScoredChunk
 from core.retrieval.analysis import analyze_query, vector_query_text
 from core.retrieval.ranking import apply_rerank_scores
+from core.text.tokens import tokenize
 
 #: Weight of each signal; every signal is scaled to [0, 1] over the candidate set before mixing.
 WEIGHTS: dict[str, float] = {

@@ -13,7 +13,8 @@ import threading
 from dataclasses import dataclass
 
 from core.finance.lookup import SourcedRow
-from core.finance.rows import FigureRow, read_rows, statement_title_kind
+from core.finance.rows import FigureRow, read_rows
+from core.finance.vocabulary import statement_title_kind
 from core.index.catalog import Catalog
 from core.models import Chunk, Evidence
 

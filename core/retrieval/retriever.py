@@ -10,7 +10,6 @@ import numpy as np
 
 from core.config import Settings
 from core.index.store import IndexStore
-from core.index.tokenizer import tokenize
 from core.models import (
     Fallback,
     Filing,
@@ -29,6 +28,7 @@ from core.retrieval.rerank import Reranker, load_reranker, rerank_pool
 from core.retrieval.routing import route_filings
 from core.retrieval.scope import SearchScope, resolve_scope
 from core.retrieval.strategy_rules import strategy_by_rules
+from core.text.tokens import tokenize
 
 #: Each list feeding the fusion is this many times deeper than k, so agreement below rank k still counts.
 FUSION_DEPTH = 3

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.index.tokenizer import tokenize
 from core.models import UNKNOWN_COMPANY, Filing, QueryAnalysis
+from core.text.tokens import tokenize
 
 # Legal-form words say nothing about which company is meant.
 _SUFFIXES = frozenset(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from core.finance.vocabulary import STATEMENTS, explicit_items
 from core.models import QueryAnalysis, StrategyDecision
-from core.retrieval.analysis import explicit_items
 
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9&]{1,5}\b")
 # Upper-case tokens that are periods or units rather than terms to match.
@@ -54,7 +54,7 @@ def strategy_by_rules(analysis: QueryAnalysis) -> StrategyDecision:
         # embeds poorly: neither ranking alone finds statement rows reliably.
         strategy = "hybrid"
         reason = (
-            f"the figures asked for are reported in the {_join(_STATEMENT_WORDS[s] for s in analysis.statements)}, "
+            f"the figures asked for are reported in the {_join(STATEMENTS[s].short for s in analysis.statements)}, "
             "whose rows match neither the question's wording nor its meaning reliably, so both rankings are "
             "fused (and the statement pages join the candidates)"
         )
@@ -81,13 +81,6 @@ def strategy_by_rules(analysis: QueryAnalysis) -> StrategyDecision:
     return StrategyDecision(
         strategy=strategy, justification=f"Chose {strategy}: {reason}.", decided_by="offline"
     )  # type: ignore[arg-type]
-
-
-_STATEMENT_WORDS = {
-    "income": "income statement",
-    "balance": "balance sheet",
-    "cash_flow": "cash flow statement",
-}
 
 
 def _join(parts) -> str:

@@ -5,7 +5,6 @@ core.evaluation); this module is the page-facing door to them.
 """
 
 from core.evaluation.metrics import KEY_METRICS
-from core.index.tokenizer import STOPWORDS
 from core.report.answer_markup import Run
 from core.report.charts import (
     evidence_coverage_figure,
@@ -19,6 +18,7 @@ from core.report.labels import citation_place, safe_url
 from core.report.outline import compose_report
 from core.report.render import HtmlWriter, answer_html
 from core.text.escape import escape_html, escape_markdown
+from core.text.tokens import STOPWORDS
 
 __all__ = [
     "EXPORT_MIME",

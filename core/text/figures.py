@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.text.periods import YEAR
+
 _SCALE_WORDS = {
     "thousand": 1e3,
     "thousands": 1e3,
@@ -30,7 +32,6 @@ _FIGURE_RE = re.compile(
     r"(?:\s*(?P<scale>thousands?|millions?|billions?|trillion|bn|mn)\b)?",
     re.IGNORECASE,
 )
-_YEAR_RE = re.compile(r"\b(?:fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def find_figures(text: str, *, include_years: bool = False) -> list[Figure]:
     for m in _FIGURE_RE.finditer(text):
         num = m.group("num")
         has_marker = bool(m.group("cur") or m.group("pct") or m.group("scale") or "," in num)
-        if not include_years and not has_marker and re.fullmatch(r"(19|20)\d{2}", num):
+        if not include_years and not has_marker and re.fullmatch(YEAR, num):
             continue
         # A lone "(" with no matching ")" is ordinary prose, not a negative amount.
         negative = bool(m.group("minus")) or bool(m.group("neg") and m.group("close"))
@@ -77,12 +78,6 @@ def find_figures(text: str, *, include_years: bool = False) -> list[Figure]:
             )
         )
     return out
-
-
-def find_years(text: str) -> list[int]:
-    """Four-digit years (fiscal or calendar) mentioned in `text`, in order, without repeats."""
-    years = [int(y) for y in _YEAR_RE.findall(text)]
-    return list(dict.fromkeys(years))
 
 
 def format_amount(value: float) -> str:

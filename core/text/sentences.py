@@ -1,163 +1,8 @@
-"""Sentence splitting, term extraction and boilerplate detection for extractive reading of filings."""
+"""Sentence splitting and boilerplate detection for extractive reading of filings."""
 
 from __future__ import annotations
 
 import re
-
-STOPWORDS = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "also",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "list",
-        "describe",
-        "explain",
-        "tell",
-        "give",
-        "show",
-        "find",
-        "does",
-        "did",
-        "what's",
-        "company",
-        "company's",
-        "10-k",
-        "form",
-        "report",
-        "filing",
-        "fiscal",
-        "year",
-        "years",
-        "relate",
-        "related",
-        "relates",
-        "relation",
-        "regarding",
-        "according",
-        "based",
-        "please",
-        "using",
-        "via",
-        "per",
-    ]
-)
 
 # Sentences that carry no facts about the business: legal disclaimers, navigation, headings.
 _BOILERPLATE_PATTERNS = [
@@ -193,7 +38,6 @@ _CLAUSE_END_RE = re.compile(rf"{_SENTENCE_END}|(?<=;)\s+(?=[\"'“(]?[A-Z0-9•]
 _ABBREVIATIONS = re.compile(
     r"\b(?:Inc|Corp|Co|Ltd|No|U\.S|e\.g|i\.e|vs|Mr|Ms|Dr|approx|Fig|St)\.$", re.IGNORECASE
 )
-_TOKEN_RE = re.compile(r"[a-z0-9][a-z0-9&'’-]*", re.IGNORECASE)
 
 
 def sentence_starts(text: str) -> list[int]:
@@ -220,28 +64,6 @@ def split_sentences(text: str) -> list[str]:
         if sentence:
             out.append(sentence)
     return out
-
-
-def tokenize(text: str) -> list[str]:
-    """Lower-case word tokens, possessives dropped."""
-    return [t.lower().rstrip("'’").removesuffix("'s").removesuffix("’s") for t in _TOKEN_RE.findall(text)]
-
-
-def stem(token: str) -> str:
-    """A crude suffix-stripping stem so that 'risks'/'risk' and 'competitors'/'competitor' meet."""
-    for suffix in ("ations", "ation", "ities", "ity", "ings", "ing", "ies", "es", "ed", "s"):
-        if len(token) > len(suffix) + 3 and token.endswith(suffix):
-            return token[: -len(suffix)]
-    # "expense"/"expenses" and "revenue"/"revenues" must meet after "es" was stripped from the plural.
-    if len(token) > 4 and token.endswith("e"):
-        return token[:-1]
-    return token
-
-
-def content_terms(text: str) -> list[str]:
-    """Stemmed content words of `text` (stop-words removed), in order, without repeats."""
-    terms = [stem(t) for t in tokenize(text) if t not in STOPWORDS and len(t) > 1]
-    return list(dict.fromkeys(terms))
 
 
 def is_boilerplate(sentence: str) -> bool:

@@ -1,107 +1,147 @@
-"""Safe arithmetic over Python's ast (no eval) and helpers for growth, ratio and difference."""
+"""The calculator plan step: states the figures its sub-question asks for, each computed with cited inputs.
+
+Its sub-question names figures (a metric defined there, a metric the lexicon knows, or a line item): each
+input is looked up in the table rows of the pages earlier steps retrieved and of the statements that
+report it, and the result is recorded as a calculation whose inputs are filing passages quoted row by row.
+Otherwise it computes what the wording asks (an arithmetic expression, a growth, ratio or difference)
+from figures that earlier evidence states. The arithmetic itself lives in core.finance.
+"""
 
 from __future__ import annotations
 
-import ast
-import operator
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 
-from core.text.figures import find_figures
+from core.finance.compute import ComputedFigure, compute
+from core.finance.evidence_figures import run_calculations
+from core.finance.formula import FormulaError
+from core.finance.lookup import SourcedRow, make_lookup
+from core.finance.requests import FigureRequest, figure_requests
+from core.models import Evidence, KnowledgeCard, evidence_id
 
-
-class CalculationError(ValueError):
-    """An expression that is not plain arithmetic, or that cannot be computed."""
-
-
-_BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.Pow: operator.pow,
-}
-_UNARY: dict[type[ast.unaryop], Callable[[float], float]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
-# Bounds keep a hostile expression from burning CPU or memory (e.g. 9**9**9).
-_MAX_EXPONENT = 100
-_MAX_LENGTH = 500
+#: Table rows for the statements a computation needs (kinds such as "income"), best first.
+RowSource = Callable[[list[str]], list[SourcedRow]]
 
 
-def _normalise(expression: str) -> str:
-    """Rewrite filing-style numbers into Python: '$1,234' -> 1234, '12.5%' -> (12.5/100), '(5)' stays."""
-    text = expression.replace("−", "-").replace("×", "*").replace("÷", "/").replace("^", "**")
-    text = re.sub(r"[$€£]", "", text)
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
-    text = re.sub(r"(\d+(?:\.\d+)?)\s*%", r"(\1/100)", text)
-    return text
+@dataclass
+class CalculatorResult:
+    """What the step produced: calculations (and the passages quoted for their inputs), the cards stating
+    them, a note per figure, and the inputs not found (line item and year)."""
+
+    evidence: list[Evidence] = field(default_factory=list)
+    cards: list[KnowledgeCard] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def note(self) -> str:
+        return "; ".join(self.notes)
 
 
-def evaluate(expression: str) -> float:
-    """Value of an arithmetic expression: + - * / ** unary minus, parentheses, percentages."""
-    if len(expression) > _MAX_LENGTH:
-        raise CalculationError("expression too long")
+def requests_in(sub_question: str, default_year: int | None) -> list[FigureRequest]:
+    """The figure requests a calculator step's wording carries (empty when it names none)."""
     try:
-        tree = ast.parse(_normalise(expression).strip(), mode="eval")
-    except SyntaxError as exc:
-        raise CalculationError(f"not an arithmetic expression: {expression!r}") from exc
-    return float(_eval_node(tree.body))
+        return figure_requests(sub_question, default_year)
+    except FormulaError:
+        return []
 
 
-def _eval_node(node: ast.AST) -> float:
-    if (
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, (int, float))
-        and not isinstance(node.value, bool)
-    ):
-        return float(node.value)
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _eval_node(node.left), _eval_node(node.right)
-        if isinstance(node.op, ast.Pow) and abs(right) > _MAX_EXPONENT:
-            raise CalculationError("exponent too large")
-        if isinstance(node.op, ast.Div) and right == 0:
-            raise CalculationError("division by zero")
-        return _BINARY[type(node.op)](left, right)
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_eval_node(node.operand))
-    raise CalculationError(f"unsupported element: {type(node).__name__}")
+def _input_evidence(
+    computed: ComputedFigure, step_index: int, first_number: int, labels: dict[str, str]
+) -> list[Evidence]:
+    """One filing evidence per input row, quoting the row verbatim; the same row cited once."""
+    out: list[Evidence] = []
+    seen: set[tuple[str, str]] = set()
+    for found in computed.inputs:
+        sourced = found.source
+        if not isinstance(sourced, SourcedRow):
+            continue
+        src = sourced.source
+        key = (src.chunk.chunk_id, src.quote)
+        if key in seen:
+            continue
+        seen.add(key)
+        chunk = src.chunk
+        out.append(
+            Evidence(
+                evidence_id=evidence_id(step_index, first_number + len(out)),
+                kind="filing",
+                text=chunk.text,
+                chunk_id=chunk.chunk_id,
+                filing_id=chunk.filing_id,
+                filing_label=labels.get(chunk.filing_id),
+                section=chunk.section,
+                section_title=chunk.section_title or None,
+                page=chunk.page,
+                quote=src.quote,
+            )
+        )
+    return out
 
 
-def is_expression(text: str) -> bool:
-    """True when `text` looks like arithmetic the calculator can evaluate (digits and operators only)."""
-    stripped = text.strip()
-    if not stripped or not re.search(r"\d", stripped):
-        return False
-    if not re.fullmatch(r"[\d\s.,$%()+\-*/^×÷−]+", stripped):
-        return False
-    try:
-        evaluate(stripped)
-    except CalculationError:
-        return False
-    return bool(re.search(r"\d\s*[-+*/^×÷−]\s*[\d($]", stripped))
+def state_figures(
+    requests: Sequence[FigureRequest],
+    rows: Sequence[SourcedRow],
+    *,
+    step_index: int,
+    labels: dict[str, str] | None = None,
+) -> CalculatorResult:
+    """Each request computed from `rows`: a calculation citing its input rows, or a note saying what was
+    not found."""
+    lookup = make_lookup(rows)
+    result = CalculatorResult()
+    number = 1
+    for request in requests:
+        computed = compute(request, lookup)
+        inputs = _input_evidence(computed, step_index, number + 1, labels or {})
+        calc_id = evidence_id(step_index, number)
+        number += 1 + len(inputs)
+        result.missing.extend(f"{name} for FY{year}" for name, year in computed.missing)
+        if not computed.complete:
+            result.notes.append(computed.headline)
+            continue
+        text = f"{computed.headline} — {computed.working}"
+        result.notes.append(text)
+        result.evidence += [
+            Evidence(evidence_id=calc_id, kind="calculation", text=text, title="calculation"),
+            *inputs,
+        ]
+        result.cards.append(
+            KnowledgeCard(claim=text, evidence_ids=[e.evidence_id for e in inputs], confidence=0.9)
+        )
+    return result
 
 
-def growth_rate(old: float, new: float) -> float:
-    """Percentage change from `old` to `new`."""
-    if old == 0:
-        raise CalculationError("growth from zero is undefined")
-    return (new - old) / abs(old) * 100.0
-
-
-def ratio(numerator: float, denominator: float) -> float:
-    """numerator / denominator."""
-    if denominator == 0:
-        raise CalculationError("division by zero")
-    return numerator / denominator
-
-
-def difference(a: float, b: float) -> float:
-    """a - b."""
-    return a - b
-
-
-def figure_value(text: str) -> float:
-    """The first figure in `text` ('$26,974 million', '(1,234)', '12.5%') as a float; percent kept as-is."""
-    figures = find_figures(text)
-    if not figures:
-        raise CalculationError(f"no figure in {text!r}")
-    return figures[0].value
+def run_calculator(
+    sub_question: str,
+    keywords: list[str],
+    prior: list[Evidence],
+    *,
+    step_index: int,
+    default_year: int | None,
+    rows: RowSource | None,
+    owner: str | None = None,
+    labels: dict[str, str] | None = None,
+) -> CalculatorResult:
+    """The calculator step: the figures the sub-question names, computed from table rows (`rows` gives them
+    for the statements needed; `owner` names whose figures they are when a run has several filings), or
+    else the growth, ratio, difference or expression it asks for, over figures in `prior` evidence."""
+    requests = requests_in(sub_question, default_year)
+    if owner:
+        requests = [replace(r, name=f"{owner} {r.name}") for r in requests]
+    if requests and rows is not None:
+        statements = list(dict.fromkeys(st for r in requests for st in r.statements))
+        return state_figures(requests, rows(statements), step_index=step_index, labels=labels)
+    result = CalculatorResult()
+    for outcome in run_calculations(sub_question, keywords, prior, step_index=step_index):
+        result.notes.append(outcome.note)
+        if outcome.evidence is None:
+            continue
+        result.evidence.append(outcome.evidence)
+        claim = outcome.note.split(" (figures from")[0]
+        if outcome.source_evidence_ids:
+            claim += " (computed from the cited figures)"
+        result.cards.append(
+            KnowledgeCard(claim=claim, evidence_ids=outcome.source_evidence_ids, confidence=0.8)
+        )
+    return result

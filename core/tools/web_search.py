@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.config import Settings
-from core.models import Evidence, Fallback
+from core.models import Evidence, Fallback, evidence_id
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ def search_web(
     query: str,
     settings: Settings,
     *,
-    step_prefix: str,
+    step_index: int,
     max_results: int = 5,
     search_fn: SearchFn | None = None,
 ) -> WebSearchOutcome:
@@ -67,7 +67,7 @@ def search_web(
             continue
         evidence.append(
             Evidence(
-                evidence_id=f"{step_prefix}-E{i}",
+                evidence_id=evidence_id(step_index, i),
                 kind="web",
                 text=body,
                 url=url,

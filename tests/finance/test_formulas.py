@@ -6,10 +6,10 @@ import pytest
 
 from core.finance.compute import compute, yes_or_no
 from core.finance.formula import FormulaError, defined_formula, operands, parse_formula
-from core.finance.lexicon import label_rank, line_item_for, metrics_in, search_terms_for
 from core.finance.lookup import SourcedRow, make_lookup
 from core.finance.requests import figure_requests
 from core.finance.rows import read_rows
+from core.finance.vocabulary import label_rank, line_item_for, metrics_in, search_terms_for
 
 BALANCE = """CONSOLIDATED BALANCE SHEETS (in millions)
 2019 2018
@@ -193,7 +193,7 @@ def test_lexicon_lookups():
         "ebitda_margin",
         "fcf_conversion",
     ]
-    from core.finance.lexicon import LINE_ITEM_BY_KEY
+    from core.finance.vocabulary import LINE_ITEM_BY_KEY
 
     revenue = LINE_ITEM_BY_KEY["revenue"]
     assert label_rank(revenue, "Total net sales") is not None

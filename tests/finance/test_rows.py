@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.finance.periods import column_headers, fiscal_years
-from core.finance.rows import read_rows, statement_kind
+from core.finance.rows import read_rows, rendered_rows
+from core.finance.vocabulary import statement_kind
+from core.text.periods import column_headers, fiscal_years
 
 ONE_CELL_PER_LINE = """Acme Corp and Subsidiaries
 Consolidated Statement of Cash Flows
@@ -170,3 +171,14 @@ def test_a_dollar_sign_before_in_millions_gives_the_unit_anywhere_on_the_line():
     )
     (row,) = read_rows(text)
     assert row.scale == 1e6 and row.value_for(2023).value == -962
+
+
+def test_table_rows_with_headers() -> None:
+    text = (
+        "|  | 2023 |  | 2022 |\n|---|---|---|---|\n"
+        "| Research and development |  | $ 7,339 |  | $ 5,268 |\n| Notes | see below |"
+    )
+    rows = rendered_rows(text)
+    assert len(rows) == 1
+    assert rows[0].rendered == "Research and development: $ 7,339 (2023); $ 5,268 (2022)"
+    assert rows[0].line in text

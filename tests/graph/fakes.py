@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.models import Chunk, ScoredChunk, SearchResult, StageScores
-from core.text.sentences import content_terms
+from core.text.tokens import content_terms
 
 PASSAGES = [
     (

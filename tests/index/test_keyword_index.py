@@ -29,7 +29,7 @@ def test_search_ranks_matching_chunks_and_applies_allowed_ids(tmp_path):
 def test_numbers_match_across_formatting(tmp_path):
     index = KeywordIndex(tmp_path / "bm25.pkl")
     index.add_filing("a", CHUNKS_A)
-    from core.index.tokenizer import tokenize
+    from core.text.tokens import tokenize
 
     hits = index.search(tokenize("15,005"), k=3)
     assert hits and hits[0][0] == "a-1"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from core.index.store import IndexStore
-from core.index.tokenizer import tokenize
 from core.ingest.context import add_context, page_headings
 from core.ingest.document import Block, ParsedFiling, RawBlock, assemble
 from core.ingest.pipeline import ingest_file
 from core.models import Chunk
+from core.text.tokens import tokenize
 from tests.conftest import REPO_ROOT
 
 SMALL = REPO_ROOT / "tests" / "fixtures" / "small_filing.txt"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from core.ingest.parse import parse_filing
-from core.ingest.tables import Cell, clean_table, is_layout_table, markdown_parts, to_markdown
+from core.ingest.tables import Cell, clean_table, is_layout_table
+from core.text.markdown_table import write_table, write_table_parts
 
 # An EDGAR-style financial table: spacer cells, "$" and ")" in cells of their own, headers spanning columns.
 EDGAR_TABLE = """
@@ -65,18 +66,18 @@ def test_large_table_is_split_by_rows_with_the_header_repeated():
     table = [["Year", "Revenue", "Margin"]] + [
         [str(2000 + i), f"{i * 1000:,}", f"{i % 50}%"] for i in range(60)
     ]
-    parts = markdown_parts(table, "Ten-year summary", max_chars=300)
+    parts = write_table_parts(table, "Ten-year summary", max_chars=300)
     assert len(parts) > 3
     for part in parts:
         lines = part.split("\n")
         assert lines[0] == "Ten-year summary" and lines[1] == "| Year | Revenue | Margin |"
         assert len(part) <= 300
     rows = [line for part in parts for line in part.split("\n")[3:]]
-    assert rows == to_markdown(table).split("\n")[2:], "every row once, in order"
+    assert rows == write_table(table).split("\n")[2:], "every row once, in order"
 
 
 def test_pipes_in_cells_are_escaped():
-    assert "a \\| b" in to_markdown([["h1", "h2"], ["a | b", "1"]])
+    assert "a \\| b" in write_table([["h1", "h2"], ["a | b", "1"]])
 
 
 def test_big_html_table_parts_are_separate_blocks():

@@ -18,7 +18,7 @@ from core.retrieval.strategy_rules import strategy_by_rules
         ("Describe the overall competitive landscape and how it is changing", "vector", "abstract"),
         ("What are the main challenges the business faces?", "vector", "specific terms"),
         ("What drove AMD's growth in FY2022?", "hybrid", "abstract"),
-        ("How did NVIDIA's data center sales trend between FY2022 and FY2023?", "hybrid", "acronyms"),
+        ("How does NVIDIA position CUDA against AMD's ROCm?", "hybrid", "acronyms"),
         # Figures from the statements: metric acronyms are not what the rows say, so both rankings.
         (
             "What is the FY2018 DPO for Walmart, using COGS and average accounts payable?",

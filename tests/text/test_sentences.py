@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.text.sentences import content_terms, is_boilerplate, normalise_ws, sentence_starts, split_sentences
-from core.tools.table_rows import table_rows
+from core.text.sentences import is_boilerplate, normalise_ws, sentence_starts, split_sentences
+from core.text.tokens import content_terms
 
 
 def test_sentences_are_verbatim_and_respect_abbreviations() -> None:
@@ -51,14 +51,3 @@ def test_boilerplate() -> None:
 def test_terms_stem_plurals_together() -> None:
     assert set(content_terms("risks competitors expenses")) == set(content_terms("risk competitor expense"))
     assert normalise_ws("a\u00a0 b\n c ’") == "a b c '"
-
-
-def test_table_rows_with_headers() -> None:
-    text = (
-        "|  | 2023 |  | 2022 |\n|---|---|---|---|\n"
-        "| Research and development |  | $ 7,339 |  | $ 5,268 |\n| Notes | see below |"
-    )
-    rows = table_rows(text)
-    assert len(rows) == 1
-    assert rows[0].rendered == "Research and development: $ 7,339 (2023); $ 5,268 (2022)"
-    assert rows[0].line in text

@@ -23,7 +23,7 @@ def test_results_become_web_evidence(tmp_path) -> None:
             {"title": "no body", "href": "https://example.com/x", "body": ""},
         ]
 
-    out = search_web("AMD 2024 AI chips", settings, step_prefix="S2", search_fn=fake)
+    out = search_web("AMD 2024 AI chips", settings, step_index=1, search_fn=fake)
     assert out.fallback is None and out.note is None
     assert len(out.evidence) == 1
     ev = out.evidence[0]
@@ -32,7 +32,7 @@ def test_results_become_web_evidence(tmp_path) -> None:
 
 
 def test_disabled_records_fallback(tmp_path) -> None:
-    out = search_web("anything", Settings(data_dir=tmp_path, web_search_enabled=False), step_prefix="S1")
+    out = search_web("anything", Settings(data_dir=tmp_path, web_search_enabled=False), step_index=0)
     assert out.evidence == [] and out.note is not None and out.note.startswith(UNAVAILABLE)
     assert out.fallback is not None and out.fallback.component == "web search"
 
@@ -47,17 +47,15 @@ def test_exception_and_timeout_become_unavailable(tmp_path) -> None:
         time.sleep(2)
         return []
 
-    failed = search_web("q", settings, step_prefix="S1", search_fn=offline)
+    failed = search_web("q", settings, step_index=0, search_fn=offline)
     assert "could not be reached" in (failed.note or "") and "DDGS" not in (failed.fallback.reason or "")
     started = time.perf_counter()
-    out = search_web("q", settings, step_prefix="S1", search_fn=slow)
+    out = search_web("q", settings, step_index=0, search_fn=slow)
     assert time.perf_counter() - started < 1.5
     assert out.fallback is not None and "timed out" in out.fallback.reason
 
 
 def test_real_ddgs_never_raises(tmp_path) -> None:
     # No network here: ddgs fails at once and the step records it; with a network it returns results.
-    out = search_web(
-        "NVIDIA 10-K 2023", Settings(data_dir=tmp_path, web_search_timeout_s=10), step_prefix="S1"
-    )
+    out = search_web("NVIDIA 10-K 2023", Settings(data_dir=tmp_path, web_search_timeout_s=10), step_index=0)
     assert out.evidence or (out.note and out.note.startswith(UNAVAILABLE))

@@ -16,8 +16,8 @@ from core.ingest.tables import (
     clean_table,
     is_layout_table,
     layout_lines,
-    markdown_parts,
 )
+from core.text.markdown_table import write_table_parts
 
 _SKIP_TAGS = {"script", "style", "head", "title", "noscript", "template", "ix:header", "xml", "meta", "link"}
 _BLOCK_TAGS = {
@@ -146,7 +146,7 @@ class _Walker:
                 self.pieces.append(_Piece(line, False, False))
                 self.flush()
             return
-        for part in markdown_parts(table, self.caption(), TABLE_PART_CHARS):
+        for part in write_table_parts(table, self.caption(), TABLE_PART_CHARS):
             self.pages[-1].append(("table", part))
 
     def caption(self) -> str | None:

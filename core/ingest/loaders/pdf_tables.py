@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from core.ingest.document import RawBlock
 from core.ingest.loaders.txt import normalise_line, paragraph_blocks
 from core.ingest.sections import is_page_number, match_item_heading
-from core.ingest.tables import TABLE_PART_CHARS, is_numeric, markdown_parts
+from core.ingest.tables import TABLE_PART_CHARS
+from core.text.markdown_table import is_numeric_cell, write_table_parts
+from core.text.periods import YEAR
 
 #: A page is laid out when its plain text has at least this many lines ending in a number, and it is read
 #: as tables when at least this many of its laid-out lines are rows (a label, then values in columns): a table
@@ -39,7 +41,7 @@ CAPTION_LINES = 4
 CAPTION_CHARS = 200
 
 _CELL = re.compile(r"\S+(?: \S+)*")
-_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_YEAR = re.compile(rf"\b{YEAR}\b")
 _CURRENCY = {"$", "€", "£", "¥", "US$", "($", "$("}
 _CLOSERS = {")", "%", ")%", "%)"}
 
@@ -66,7 +68,7 @@ def may_be_tabular(plain_text: str) -> bool:
     ending_in_numbers = 0
     for line in plain_text.splitlines():
         tokens = line.split()
-        ending_in_numbers += bool(tokens) and is_numeric(tokens[-1])
+        ending_in_numbers += bool(tokens) and is_numeric_cell(tokens[-1])
     return ending_in_numbers >= MIN_TABLE_PAGE_ROWS
 
 
@@ -89,7 +91,7 @@ def _cells(line: str) -> list[_Cell]:
             cells[-1] = _Cell(cells[-1].text + cell.text, cells[-1].start, cell.end)
             continue
         if pending is not None:
-            if is_numeric(cell.text):
+            if is_numeric_cell(cell.text):
                 cell = _Cell(f"{pending.text} {cell.text}", pending.start, cell.end)
             else:
                 cells.append(pending)
@@ -107,7 +109,7 @@ def _is_period(text: str) -> bool:
 def _value_start(cells: list[_Cell]) -> int:
     """Index of the first cell of the line's trailing run of numbers (len(cells) when there is none)."""
     start = len(cells)
-    while start > 0 and is_numeric(cells[start - 1].text):
+    while start > 0 and is_numeric_cell(cells[start - 1].text):
         start -= 1
     return start
 
@@ -258,7 +260,8 @@ def layout_page_blocks(layout_text: str, page: int) -> list[RawBlock]:
                     taken -= 1 if prose.pop() else 0
                 flush_prose()
                 blocks.extend(
-                    RawBlock("table", part, page) for part in markdown_parts(table, caption, TABLE_PART_CHARS)
+                    RawBlock("table", part, page)
+                    for part in write_table_parts(table, caption, TABLE_PART_CHARS)
                 )
                 index = end
                 continue

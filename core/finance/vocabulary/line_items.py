@@ -1,28 +1,18 @@
-"""The financial lexicon: line items as analysts name them and as filings label them, and the metrics
-computed from them.
+"""Line items as analysts name them and as filings label them: the lexicon's priors for finding a figure.
 
-One home for metric knowledge: the planner (which statement and Item to search), query analysis (line-item
-wordings for keyword search), the calculator (formulas) and the writer (which table row answers a
-question) all read it. Everything here is general accounting vocabulary, nothing is tuned to a filing.
+Each entry says how analysts word the line item (aliases, regexes over the question), how filings label
+its row (regexes over a normalised row label, best first), the statement that reports it, and the words a
+keyword search adds for it. It is not the list of what can be found: any labelled row a filing prints is a
+fact; these entries rank the rows of the line items they know and define the inputs of derived metrics.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-Statement = str  # "income" | "balance" | "cash_flow"
-
-STATEMENT_TITLES: dict[Statement, str] = {
-    "income": "income statement (statement of operations)",
-    "balance": "balance sheet (statement of financial position)",
-    "cash_flow": "statement of cash flows",
-}
-STATEMENT_SEARCH_TERMS: dict[Statement, str] = {
-    "income": "consolidated statements of operations income",
-    "balance": "consolidated balance sheets",
-    "cash_flow": "consolidated statements of cash flows",
-}
+from core.finance.vocabulary.mentions import Mention, all_hits, pattern_of, scan
+from core.finance.vocabulary.statements import Statement
 
 
 @dataclass(frozen=True)
@@ -485,238 +475,6 @@ LINE_ITEMS: list[LineItem] = [
 LINE_ITEM_BY_KEY = {li.key: li for li in LINE_ITEMS}
 
 
-@dataclass(frozen=True)
-class Metric:
-    """A metric computed from line items: a formula in the calculator's notation and how to show it."""
-
-    key: str
-    name: str
-    aliases: tuple[str, ...]
-    formula: str
-    kind: str = "ratio"  # "percent" | "ratio" | "amount" | "days"
-    needs_prior_year: bool = False
-    fallbacks: tuple[str, ...] = field(default_factory=tuple)
-
-
-METRICS: list[Metric] = [
-    Metric(
-        "gross_margin",
-        "gross margin",
-        (r"gross (profit )?margin", r"gross (profit|income)? ?%? ?margin"),
-        "gross profit / revenue",
-        "percent",
-        fallbacks=(
-            "(revenue - cost of revenue) / revenue",
-            "(revenue - cost of products - cost of services) / revenue",
-        ),
-    ),
-    Metric(
-        "operating_margin",
-        "operating margin",
-        (r"operating (profit )?margin", r"ebit margin", r"operating (income|profit) ?%? ?margin"),
-        "operating income / revenue",
-        "percent",
-    ),
-    Metric(
-        "net_margin",
-        "net profit margin",
-        (r"net (profit |income )?margin", r"profit margin", r"net (income|profit|earnings) ?%? ?margin"),
-        "net income / revenue",
-        "percent",
-    ),
-    Metric(
-        "effective_tax_rate",
-        "effective tax rate",
-        (r"effective (income )?tax rate", r"\betr\b"),
-        "income tax expense / income before income taxes",
-        "percent",
-    ),
-    Metric(
-        "current_ratio",
-        "current ratio",
-        (r"current ratio",),
-        "total current assets / total current liabilities",
-    ),
-    Metric(
-        "quick_ratio",
-        "quick ratio",
-        (r"quick ratio", r"acid[- ]test"),
-        "(cash and cash equivalents + short-term investments + accounts receivable) / total current liabilities",
-        # Without a short-term investments row, dropping that one term keeps closest to the definition;
-        # current assets less inventories also counts prepaid and other current assets.
-        fallbacks=(
-            "(cash and cash equivalents + accounts receivable) / total current liabilities",
-            "(total current assets - inventories) / total current liabilities",
-        ),
-    ),
-    Metric(
-        "cash_ratio",
-        "cash ratio",
-        (r"\bcash ratio",),
-        "cash and cash equivalents / total current liabilities",
-    ),
-    Metric(
-        "working_capital",
-        "working capital",
-        (r"working capital",),
-        "total current assets - total current liabilities",
-        "amount",
-    ),
-    Metric(
-        "operating_cash_flow_ratio",
-        "operating cash flow ratio",
-        (r"operating cash flow ratio",),
-        "cash from operations / total current liabilities",
-    ),
-    Metric(
-        "total_debt",
-        "total debt",
-        (
-            r"total debt",
-            r"(its|their|the company'?s|overall) (total )?debt(?![- ]to)(?! securities)",
-            r"debt (on|in) (the |its )?balance sheet",
-            r"debt (level|load|burden|balance)s?",
-            r"indebtedness",
-        ),
-        "short-term borrowings + current portion of long-term debt + long-term debt",
-        "amount",
-        fallbacks=(
-            "current portion of long-term debt + long-term debt",
-            "short-term borrowings + long-term debt",
-        ),
-    ),
-    Metric(
-        "debt_to_equity",
-        "debt-to-equity ratio",
-        (r"debt[- ]to[- ]equity", r"d/e ratio"),
-        "total liabilities / total shareholders' equity",
-    ),
-    Metric(
-        "roa",
-        "return on assets",
-        (r"return on (total )?assets", r"\broa\b"),
-        "net income / (average total assets between prior year and year)",
-        "percent",
-        needs_prior_year=True,
-    ),
-    Metric(
-        "roe",
-        "return on equity",
-        (r"return on (shareholders'? |stockholders'? )?equity", r"\broe\b"),
-        "net income / (average total shareholders' equity between prior year and year)",
-        "percent",
-        needs_prior_year=True,
-    ),
-    Metric(
-        "asset_turnover",
-        "asset turnover ratio",
-        (r"(total )?asset turnover",),
-        "revenue / (average total assets between prior year and year)",
-        needs_prior_year=True,
-    ),
-    Metric(
-        "fixed_asset_turnover",
-        "fixed asset turnover ratio",
-        (r"fixed asset turnover",),
-        "revenue / (average property, plant and equipment between prior year and year)",
-        needs_prior_year=True,
-    ),
-    Metric(
-        "inventory_turnover",
-        "inventory turnover ratio",
-        (r"inventory turnover",),
-        "cost of revenue / (average inventories between prior year and year)",
-        needs_prior_year=True,
-    ),
-    Metric(
-        "dpo",
-        "days payable outstanding",
-        (r"days payables? outstanding", r"\bdpo\b"),
-        "365 * (average accounts payable between prior year and year) / (cost of revenue + change in inventories between prior year and year)",
-        "days",
-        needs_prior_year=True,
-    ),
-    Metric(
-        "dso",
-        "days sales outstanding",
-        (r"days sales outstanding", r"\bdso\b"),
-        "365 * (average accounts receivable between prior year and year) / revenue",
-        "days",
-        needs_prior_year=True,
-    ),
-    Metric(
-        "dio",
-        "days inventory outstanding",
-        (r"days inventory outstanding", r"\bdio\b", r"days in inventory"),
-        "365 * (average inventories between prior year and year) / cost of revenue",
-        "days",
-        needs_prior_year=True,
-    ),
-    Metric(
-        "capex_to_revenue",
-        "capital expenditure as a share of revenue",
-        (
-            r"cap(ital )?ex(penditures?)? (as a (%|percent(age)?) of|to|/|over) (total )?revenues?",
-            r"capex/revenue",
-            r"capital[- ]intensi(ve|ty)",
-        ),
-        "capital expenditure / revenue",
-        "percent",
-    ),
-    Metric(
-        "da_to_revenue",
-        "depreciation and amortization as a share of revenue",
-        (
-            r"(d&a|depreciation (and|&) amortization) (margin|(as a (%|percent(age)?) of|to|/) (total )?revenues?)",
-            r"(d&a|depreciation (and|&) amortization)\b[^.?]{0,40}?(%|percent(age)?) (margin|of (total )?revenues?)",
-        ),
-        "depreciation and amortization / revenue",
-        "percent",
-    ),
-    Metric(
-        "free_cash_flow",
-        "free cash flow",
-        (r"free cash ?flow(?! conversion)", r"\bfcf\b(?! conversion)"),
-        "cash from operations - capital expenditure",
-        "amount",
-    ),
-    Metric(
-        "fcf_conversion",
-        "free cash flow conversion",
-        (r"(free cash ?flow|fcf) conversion",),
-        "(cash from operations - capital expenditure) / net income",
-        "percent",
-    ),
-    Metric(
-        "dividend_payout",
-        "dividend payout ratio",
-        (r"(dividend )?payout ratio",),
-        "dividends paid / net income",
-        "percent",
-    ),
-    Metric(
-        "interest_coverage",
-        "interest coverage ratio",
-        (r"interest coverage", r"times interest earned"),
-        "operating income / interest expense",
-    ),
-    Metric(
-        "ebitda",
-        "EBITDA",
-        (r"\bebitda\b(?! ?%? ?margin)",),
-        "operating income + depreciation and amortization",
-        "amount",
-    ),
-    Metric(
-        "ebitda_margin",
-        "EBITDA margin",
-        (r"ebitda ?%? ?margin",),
-        "(operating income + depreciation and amortization) / revenue",
-        "percent",
-    ),
-]
-
-
 def _norm(text: str) -> str:
     text = text.lower().replace("’", "'").replace("&", " and ").replace("—", "-").replace("–", "-")
     text = re.sub(r"\s*\(\d\)|\*+|\s+", " ", text)
@@ -724,7 +482,7 @@ def _norm(text: str) -> str:
 
 
 def normalise_label(label: str) -> str:
-    """A row label in the form the lexicon's label patterns match ('Less: Inventories, net (1)' -> ...)."""
+    """A row label in the form the label patterns match ('Less: Inventories, net (1)' -> 'inventories, net')."""
     label = _norm(label)
     return re.sub(r"^(less|add|plus)\s*:\s*", "", label)
 
@@ -736,13 +494,7 @@ _SQUASHED_RES = {
     li.key: [re.compile(p.replace(" ?", "").replace(" ", ""), re.I) for p in li.labels] for li in LINE_ITEMS
 }
 # A name is always one of its own aliases, so that a step naming it ("Calculate the ...") reads back.
-_ALIAS_RES = [
-    (li, re.compile(rf"(?<![\w-])(?:{'|'.join([*li.aliases, re.escape(li.name)])})(?![\w-])", re.I))
-    for li in LINE_ITEMS
-]
-_METRIC_RES = [
-    (m, re.compile(rf"(?<![\w-])(?:{'|'.join([*m.aliases, re.escape(m.name)])})", re.I)) for m in METRICS
-]
+_ALIAS_RES = [(li, pattern_of([*li.aliases, re.escape(li.name)], closed=True)) for li in LINE_ITEMS]
 
 
 def label_rank(item: LineItem, label: str) -> int | None:
@@ -760,51 +512,18 @@ def label_rank(item: LineItem, label: str) -> int | None:
 
 def line_item_for(phrase: str) -> LineItem | None:
     """The line item a phrase names ('average PP&E' -> ppe_net); the longest alias match wins."""
-    best: tuple[int, LineItem] | None = None
-    for item, rx in _ALIAS_RES:
-        for m in rx.finditer(phrase):
-            length = m.end() - m.start()
-            if best is None or length > best[0]:
-                best = (length, item)
-    return best[1] if best else None
+    hits = all_hits(phrase, _ALIAS_RES)
+    return max(hits, key=lambda h: h.end - h.start).entry if hits else None
 
 
-def metric_mentions(text: str) -> list[tuple[int, int, Metric]]:
-    """(start, end, metric) for each metric a question names, in order (a longer name beats one it contains)."""
-    hits: list[tuple[int, int, Metric]] = []
-    for metric, rx in _METRIC_RES:
-        for m in rx.finditer(text):
-            hits.append((m.start(), m.end(), metric))
-    kept: list[tuple[int, int, Metric]] = []
-    for start, end, metric in sorted(hits, key=lambda h: (h[0], -(h[1] - h[0]))):
-        if any(s <= start < e for s, e, _ in kept):
-            continue
-        kept.append((start, end, metric))
-    return kept
-
-
-def metrics_in(text: str) -> list[Metric]:
-    """Metrics a question names, in order of mention."""
-    return list(dict.fromkeys(m for _, _, m in metric_mentions(text)))
-
-
-def line_item_mentions(text: str) -> list[tuple[int, int, LineItem]]:
-    """(start, end, line item) for each mention, in order; a longer alias shadows the ones inside it."""
-    hits: list[tuple[int, int, LineItem]] = []
-    for item, rx in _ALIAS_RES:
-        for m in rx.finditer(text):
-            hits.append((m.start(), m.end(), item))
-    kept: list[tuple[int, int, LineItem]] = []
-    for start, end, item in sorted(hits, key=lambda h: (h[0], -(h[1] - h[0]))):
-        if any(s <= start < e or s < end <= e for s, e, _ in kept):
-            continue
-        kept.append((start, end, item))
-    return sorted(kept, key=lambda h: h[0])
+def line_item_mentions(text: str) -> list[Mention[LineItem]]:
+    """Each line item `text` names, in order; a longer alias shadows the ones inside it."""
+    return scan(text, _ALIAS_RES)
 
 
 def line_items_in(text: str) -> list[LineItem]:
     """Line items a question names, in order of mention; a longer alias shadows the ones inside it."""
-    return list(dict.fromkeys(item for _, _, item in line_item_mentions(text)))
+    return list(dict.fromkeys(m.entry for m in line_item_mentions(text)))
 
 
 # Capitalised words right before a line item that narrow it to a segment or product ("Data Center
@@ -866,11 +585,3 @@ def qualifier_before(text: str, start: int) -> str | None:
     if all(w.lower() in _NOT_QUALIFIERS for w in words):
         return None
     return " ".join(words)
-
-
-def search_terms_for(text: str) -> list[str]:
-    """Line-item wordings a filing uses for the metrics and line items a query names."""
-    items = list(line_items_in(text))
-    for metric in metrics_in(text):
-        items.extend(line_items_in(metric.formula))
-    return list(dict.fromkeys(li.search_terms for li in items if li.search_terms))

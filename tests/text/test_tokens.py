@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.index.tokenizer import STOPWORDS, fold_plural, normalize_number, tokenize
+from core.text.tokens import STOPWORDS, fold_plural, normalize_number, tokenize
 
 
 @pytest.mark.parametrize(

@@ -1,13 +1,10 @@
-"""Safe arithmetic, figure parsing and calculator steps over evidence."""
+"""Safe arithmetic, figure parsing, and growth, ratio and difference over figures stated in evidence."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.models import Evidence
-from core.text.figures import find_figures, find_years, parse_figure
-from core.tools.calculation_step import detect_operation, metric_parts, run_calculations
-from core.tools.calculator import (
+from core.finance.arithmetic import (
     CalculationError,
     difference,
     evaluate,
@@ -16,6 +13,10 @@ from core.tools.calculator import (
     is_expression,
     ratio,
 )
+from core.finance.evidence_figures import detect_operation, metric_parts, run_calculations
+from core.models import Evidence
+from core.text.figures import find_figures, parse_figure
+from core.text.periods import fiscal_years
 
 
 @pytest.mark.parametrize(
@@ -79,7 +80,7 @@ def test_figures_from_filing_text() -> None:
     # A typographic minus attached to a figure is a sign; between two figures it is the working's operator.
     assert [f.value for f in find_figures("−$962 million, −3.5%")] == [-962e6, -3.5]
     assert [f.value for f in find_figures("7,453 − 5,175")] == [7453, 5175]
-    assert find_years("fiscal year 2023 compared with fiscal 2022") == [2023, 2022]
+    assert fiscal_years("fiscal year 2023 compared with fiscal 2022") == [2023, 2022]
 
 
 def _ev(eid: str, text: str) -> Evidence:
@@ -101,7 +102,7 @@ def test_growth_from_earlier_evidence_per_metric() -> None:
     question = "How did Fleet Software revenue and R&D spending change in FY2025?"
     assert detect_operation(question) == "growth"
     assert len(metric_parts(question)) == 2
-    outcomes = run_calculations(question, [], prior, step_prefix="S2")
+    outcomes = run_calculations(question, [], prior, step_index=1)
     assert [o.source_evidence_ids for o in outcomes] == [["S1-E2"], ["S1-E3"]]
     assert "+44.0%" in outcomes[0].note
     # "from X to Y" names the prior figure first.
@@ -111,14 +112,14 @@ def test_growth_from_earlier_evidence_per_metric() -> None:
 
 def test_calculation_without_figures_says_so() -> None:
     outcomes = run_calculations(
-        "What was the growth in headcount?", [], [_ev("S1-E1", "We hire.")], step_prefix="S2"
+        "What was the growth in headcount?", [], [_ev("S1-E1", "We hire.")], step_index=1
     )
     assert outcomes[0].evidence is None
     assert "no compared pair of figures" in outcomes[0].note
 
 
 def test_explicit_expression_in_keywords() -> None:
-    outcomes = run_calculations("Compute the margin", ["expr: (10 - 4) / 10"], [], step_prefix="S3")
+    outcomes = run_calculations("Compute the margin", ["expr: (10 - 4) / 10"], [], step_index=2)
     assert outcomes[0].note.endswith("= 0.6")
 
 
@@ -128,7 +129,7 @@ def test_ratio_between_two_figures() -> None:
         _ev("S1-E2", "Revenue for fiscal 2023 was $26,974 million."),
     ]
     out = run_calculations(
-        "What is the ratio of research and development expenses to revenue?", [], prior, step_prefix="S2"
+        "What is the ratio of research and development expenses to revenue?", [], prior, step_index=1
     )
     assert out[0].operation == "ratio"
     assert "27.2%" in out[0].note

@@ -1,10 +1,11 @@
-"""Tokenizer shared by the BM25 index and keyword queries: finance-aware, dependency-free."""
+"""The one tokenizer: search tokens for the BM25 index and keyword queries, and the content terms every
+extractive reader compares (claims, passages, table labels). Finance-aware, dependency-free."""
 
 from __future__ import annotations
 
 import re
 
-from core.models import ITEM_NUMBER
+from core.text.items import ITEM_NUMBER
 
 _STOPWORD_TEXT = """
     a about above after again against all also am an and any are as at be because been before being
@@ -16,8 +17,39 @@ _STOPWORD_TEXT = """
     upon us very via was we were what when where whether which while who whom whose why will with within
     without would yet you your yours yourself yourselves
 """
-#: English function words that carry no topical signal for BM25.
+#: English function words that carry no topical signal.
 STOPWORDS: frozenset[str] = frozenset(_STOPWORD_TEXT.split())
+#: Words that frame a question about a filing rather than name what to find in it ("list", "company",
+#: "10-K", "fiscal year"): not content terms, although a search may still match them.
+FRAMING_WORDS: frozenset[str] = frozenset(
+    [
+        "10-k",
+        "according",
+        "based",
+        "company",
+        "describe",
+        "explain",
+        "filing",
+        "find",
+        "fiscal",
+        "form",
+        "give",
+        "list",
+        "please",
+        "regarding",
+        "relate",
+        "related",
+        "relates",
+        "relation",
+        "report",
+        "show",
+        "tell",
+        "using",
+        "what's",
+        "year",
+        "years",
+    ]
+)
 
 # One pass over the lower-cased text; the alternation order matters: the most specific forms first.
 _TOKEN_RE = re.compile(
@@ -27,7 +59,7 @@ _TOKEN_RE = re.compile(
     | (?P<fy>\bfy\s?'?(?:\d{4}|\d{2})\b)                      # FY2023, FY23, FY'23 -> fy2023 + 2023
     | (?P<alnum>\b\d+[a-z][a-z0-9]*\b)                         # "3m", "1st", "2h"
     | (?P<num>\$?\(?\d[\d,]*(?:\.\d+)?%?)                      # $1,577.00  12.5%  (1,234)
-    | (?P<word>[a-z][a-z0-9]*(?:[-'’][a-z0-9]+)*)             # words, hyphenated compounds, possessives
+    | (?P<word>[a-z][a-z0-9]*(?:[-'’&][a-z0-9]+)*)            # words, compounds ("r&d", "year-end"), possessives
     """,
     re.VERBOSE,
 )
@@ -97,14 +129,32 @@ def tokenize(text: str, *, keep_stopwords: bool = False, fold_plurals: bool = Tr
 
 
 def _word_tokens(value: str, *, keep_stopwords: bool, fold_plurals: bool) -> list[str]:
-    """Tokens of one word match: possessive dropped; a hyphenated compound gives itself and its parts."""
+    """Tokens of one word match: possessive dropped; a compound ("year-end", "R&D") gives itself and its
+    parts."""
     value = re.sub(r"['’]s$", "", value).replace("’", "'")
-    parts = [p for p in re.split(r"[-']", value) if p]
+    parts = [p for p in re.split(r"[-'&]", value) if p]
     out: list[str] = []
-    if len(parts) > 1 and "-" in value:
+    if len(parts) > 1 and ("-" in value or "&" in value):
         out.append(value.replace("'", ""))
     for part in parts:
         if not keep_stopwords and (part in STOPWORDS or len(part) == 1):
             continue
         out.append(fold_plural(part) if fold_plurals else part)
     return out
+
+
+def stem(token: str) -> str:
+    """A crude suffix-stripping stem so that 'risks'/'risk' and 'competitors'/'competitor' meet."""
+    for suffix in ("ations", "ation", "ities", "ity", "ings", "ing", "ies", "es", "ed", "s"):
+        if len(token) > len(suffix) + 3 and token.endswith(suffix):
+            return token[: -len(suffix)]
+    # "expense"/"expenses" and "revenue"/"revenues" must meet after "es" was stripped from the plural.
+    if len(token) > 4 and token.endswith("e"):
+        return token[:-1]
+    return token
+
+
+def content_terms(text: str) -> list[str]:
+    """Stemmed content words of `text` (stop-words and framing words removed), in order, without repeats."""
+    terms = [stem(t) for t in tokenize(text, fold_plurals=False) if t not in FRAMING_WORDS and len(t) > 1]
+    return list(dict.fromkeys(terms))

@@ -1,4 +1,5 @@
-"""Run a calculator plan step over figures that earlier steps found in the filings."""
+"""Growth, ratio or difference of figures that earlier evidence states in prose or table rows: what the
+calculator computes when a step names no figure the lexicon or the question defines."""
 
 from __future__ import annotations
 
@@ -6,10 +7,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from core.models import Evidence
-from core.text.figures import Figure, find_figures, format_amount
-from core.text.sentences import content_terms, split_sentences
-from core.tools.calculator import (
+from core.finance.arithmetic import (
     CalculationError,
     difference,
     evaluate,
@@ -17,13 +15,15 @@ from core.tools.calculator import (
     is_expression,
     ratio,
 )
-from core.tools.table_rows import table_rows
+from core.finance.question import CAGR_RE, CHANGE_RE, DIFFERENCE_RE, RATIO_RE, direction
+from core.finance.rows import rendered_rows
+from core.models import Evidence, evidence_id
+from core.text.figures import Figure, find_figures, format_amount
+from core.text.sentences import split_sentences
+from core.text.tokens import content_terms
 
 Operation = str  # "growth" | "ratio" | "difference" | "expression"
 
-_GROWTH_RE = re.compile(r"\b(growth|grew|grow|increase|decrease|change|changed|cagr|rise|decline)\b", re.I)
-_RATIO_RE = re.compile(r"\b(ratio|as a (percentage|percent|share|proportion) of|share of|per)\b", re.I)
-_DIFF_RE = re.compile(r"\b(difference|how much (more|less|higher|lower)|gap|exceed)\b", re.I)
 _OP_WORDS = set(
     content_terms(
         "growth grew grow increase increased decrease decreased change changed rate ratio percentage percent "
@@ -52,11 +52,11 @@ class CalculationOutcome:
 
 def detect_operation(question: str) -> Operation | None:
     """Which calculation a sub-question asks for, if any."""
-    if _DIFF_RE.search(question):
+    if DIFFERENCE_RE.search(question):
         return "difference"
-    if _RATIO_RE.search(question):
+    if RATIO_RE.search(question):
         return "ratio"
-    if _GROWTH_RE.search(question):
+    if CHANGE_RE.search(question) or CAGR_RE.search(question) or direction(question):
         return "growth"
     return None
 
@@ -96,7 +96,7 @@ def _readings(ev: Evidence) -> list[tuple[str, list[Figure], str]]:
         figures = _amounts(sentence)
         if figures:
             out.append((sentence, figures, sentence[: figures[0].start]))
-    for row in table_rows(ev.text):
+    for row in rendered_rows(ev.text):
         # Table cells are amounts in the table's unit even without "$" or thousands separators.
         figures = [f for v in row.values for f in find_figures(v)[:1] if not f.is_percent]
         if figures:
@@ -123,7 +123,7 @@ def _pairs(ev: Evidence, rate: bool) -> list[tuple[str, Figure, Figure, str]]:
     for sentence in split_sentences(ev.text):
         if sentence.count("|") < 2 and (pair := _prose_pair(sentence, rate)):
             out.append((sentence, pair[0], pair[1], pair[2]))
-    for row in table_rows(ev.text):
+    for row in rendered_rows(ev.text):
         # Filing tables list the current period first.
         cells = [(v, y) for v, y in zip(row.values, row.years or [None] * len(row.values), strict=False)]
         figures = [(f, y) for v, y in cells for f in find_figures(v)[:1] if f.is_percent == rate]
@@ -184,12 +184,14 @@ def metric_parts(question: str) -> list[str]:
     return parts or [question]
 
 
-def _evidence(step_prefix: str, n: int, text: str) -> Evidence:
-    return Evidence(evidence_id=f"{step_prefix}-E{n}", kind="calculation", text=text, title="calculation")
+def _evidence(step_index: int, n: int, text: str) -> Evidence:
+    return Evidence(
+        evidence_id=evidence_id(step_index, n), kind="calculation", text=text, title="calculation"
+    )
 
 
 def _one_metric(
-    operation: Operation, part: str, prior: list[Evidence], prefix: str, n: int
+    operation: Operation, part: str, prior: list[Evidence], step_index: int, n: int
 ) -> CalculationOutcome:
     terms = _metric_terms(part)
     pair = _locate_pair(terms, prior)
@@ -211,11 +213,11 @@ def _one_metric(
     else:
         text = f"Change from {old.raw} to {new.raw} = {growth_rate(old.value, new.value):+.1f}%"
     text += f' (figures from [{pair.evidence_id}]: "{pair.sentence}")'
-    return CalculationOutcome(_evidence(prefix, n, text), text, operation, [pair.evidence_id])
+    return CalculationOutcome(_evidence(step_index, n, text), text, operation, [pair.evidence_id])
 
 
 def run_calculations(
-    sub_question: str, keywords: list[str], prior: list[Evidence], *, step_prefix: str
+    sub_question: str, keywords: list[str], prior: list[Evidence], *, step_index: int
 ) -> list[CalculationOutcome]:
     """One calculation per metric the sub-question names (or its explicit arithmetic expression)."""
     for candidate in [*keywords, sub_question]:
@@ -226,20 +228,20 @@ def run_calculations(
             except CalculationError as exc:
                 return [CalculationOutcome(None, f"calculation failed: {exc}", "expression")]
             text = f"{expr.strip()} = {value:,.4g}"
-            return [CalculationOutcome(_evidence(step_prefix, 1, text), text, "expression")]
+            return [CalculationOutcome(_evidence(step_index, 1, text), text, "expression")]
     operation = detect_operation(sub_question) or "growth"
     try:
         if operation == "ratio":
-            return [_ratio(sub_question, prior, step_prefix)]
+            return [_ratio(sub_question, prior, step_index)]
         return [
-            _one_metric(operation, part, prior, step_prefix, n)
+            _one_metric(operation, part, prior, step_index, n)
             for n, part in enumerate(metric_parts(sub_question), start=1)
         ]
     except CalculationError as exc:
         return [CalculationOutcome(None, f"calculation failed: {exc}", operation)]
 
 
-def _ratio(question: str, prior: list[Evidence], step_prefix: str) -> CalculationOutcome:
+def _ratio(question: str, prior: list[Evidence], step_index: int) -> CalculationOutcome:
     # "ratio of A to B", "A as a percentage of B": split the metric into numerator and denominator.
     parts = re.split(
         r"\bto\b|\bas a (?:percentage|percent|share|proportion) of\b|\bover\b|\bdivided by\b", question
@@ -257,4 +259,4 @@ def _ratio(question: str, prior: list[Evidence], step_prefix: str) -> Calculatio
         f"(figures from [{num.evidence_id}] and [{den.evidence_id}])"
     )
     sources = list(dict.fromkeys([num.evidence_id, den.evidence_id]))
-    return CalculationOutcome(_evidence(step_prefix, 1, text), text, "ratio", sources)
+    return CalculationOutcome(_evidence(step_index, 1, text), text, "ratio", sources)

@@ -1,4 +1,5 @@
-"""Fiscal periods: which fiscal years a question asks about, and which years a table's columns hold."""
+"""Periods in text: the fiscal years a text names, its time expressions, and the years a table's columns
+hold. `YEAR` is the one spelling of a year (1950–2049) for every pattern in the project."""
 
 from __future__ import annotations
 
@@ -9,16 +10,12 @@ _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 )
+#: A year as a pattern: four digits from 1950 to 2049.
 YEAR = r"(?:19[5-9]\d|20[0-4]\d)"
 # "FY2018", "FY 18", "fiscal 2024", "fiscal year 2023", "2022" (a bare year), "FY'23".
 _FY_RE = re.compile(rf"\b(?:FY\s?'?(?P<short>\d{{2}})\b|FY\s?(?P<fy>{YEAR})\b|(?P<bare>{YEAR})\b)", re.I)
 _RANGE_RE = re.compile(
     rf"\b(?:FY\s?)?(?P<a>{YEAR})\s*(?:-|–|—|to|through|until)\s*(?:FY\s?)?(?P<b>{YEAR})\b", re.I
-)
-_COMPARE_RE = re.compile(
-    r"\b(improv|declin|deteriorat|chang|increas|decreas|grow|grew|growth|trend|year[- ]over[- ]year|yoy"
-    r"|compared?|versus|vs\.?|from .* to|between|profile|trajectory|expand|contract|widen|narrow)\w*",
-    re.I,
 )
 
 
@@ -38,9 +35,37 @@ def fiscal_years(text: str) -> list[int]:
     return list(dict.fromkeys(years))
 
 
-def asks_for_change(text: str) -> bool:
-    """True when the wording compares periods ("improving", "change", "year-over-year", "trend")."""
-    return bool(_COMPARE_RE.search(text))
+_TIME_RES = [
+    re.compile(p, re.IGNORECASE)
+    for p in [
+        rf"\bQ[1-4]\s*(?:of\s+)?(?:FY\s?|fiscal\s+)?'?(?P<y>{YEAR}|\d{{2}})\b",
+        rf"\bFY\s?'?(?P<y>{YEAR}|\d{{2}})(?:\s?Q[1-4])?\b",
+        rf"\bfiscal(?:\s+year)?\s+'?(?P<y>{YEAR}|\d{{2}})\b",
+        rf"\b{_MONTHS}\s+\d{{1,2}},?\s+(?P<y>{YEAR})\b",
+        rf"\b(?:first|second|third|fourth)\s+quarter(?:\s+of)?(?:\s+fiscal)?(?:\s+(?P<y>{YEAR}))?\b",
+        r"\b(?:latest|most recent|recent|current|last|prior|previous)\s+(?:fiscal\s+)?"
+        r"(?:year|quarter|period)\b",
+        r"\b(?:latest|most recent)\b",
+        r"\b(?:year[- ]over[- ]year|trailing twelve months|ttm)\b",
+        rf"\b(?P<y>{YEAR})\b",
+    ]
+]
+
+
+def find_time_expressions(text: str) -> tuple[list[str], list[int]]:
+    """Time expressions in order of appearance and the fiscal years they name (sorted)."""
+    spans: list[tuple[int, int, str]] = []
+    years: set[int] = set()
+    for rx in _TIME_RES:
+        for m in rx.finditer(text):
+            if any(s <= m.start() < e or s < m.end() <= e for s, e, _ in spans):
+                continue  # already covered by a more specific expression
+            spans.append((m.start(), m.end(), m.group()))
+            if m.groupdict().get("y"):
+                raw = m.group("y")
+                years.add(int(raw) if len(raw) == 4 else 2000 + int(raw))
+    spans.sort()
+    return list(dict.fromkeys(s for _, _, s in spans)), sorted(years)
 
 
 @dataclass(frozen=True)

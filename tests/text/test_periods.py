@@ -1,0 +1,35 @@
+"""Periods in text: fiscal years and time expressions."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.text.periods import find_time_expressions, fiscal_years
+
+
+@pytest.mark.parametrize(
+    ("text", "years"),
+    [
+        ("capex in FY2018 and FY19", [2018, 2019]),
+        ("fiscal 2022 versus fiscal year 2021", [2021, 2022]),
+        ("as of Q2 of FY2023", [2023]),
+        ("Q3 2023 results", [2023]),
+        ("As of Q2'2023, is Pfizer spinning off", [2023]),
+        ("the latest filing", []),
+        ("revenue in 2020", [2020]),
+    ],
+)
+def test_time_expressions(text: str, years: list[int]) -> None:
+    expressions, found = find_time_expressions(text)
+    assert found == years
+    assert expressions
+
+
+def test_relative_time_and_quarters_are_expressions() -> None:
+    expressions, _ = find_time_expressions("most recent quarter vs Q4 of FY2023")
+    assert "most recent quarter" in expressions and "Q4 of FY2023" in expressions
+
+
+def test_fiscal_years_expand_ranges_and_short_forms() -> None:
+    assert fiscal_years("FY2017 - FY2019 and FY22") == [2017, 2018, 2019, 2022]
+    assert fiscal_years("in 1850 and 2061") == []
