@@ -94,7 +94,7 @@ class TableLine:
     caption: str  # the line just above the table ("Revenue by segment (in millions)"), or ""
     table: int  # which table of the text it belongs to (0, 1, …)
     above_separator: bool  # the row right above the |---| line
-    is_header: bool  # above the separator, or a row with no figure (or no label) before any data row
+    is_header: bool  # above the separator, or (without one) the first row with no figure or no label
     header: tuple[str, ...]  # the latest header row of this table (empty when it has none yet)
 
     @property
@@ -133,7 +133,9 @@ def table_lines(text: str) -> list[TableLine]:
         following = lines[index + 1] if index + 1 < len(lines) else ""
         above_separator = is_table_line(following) and is_separator(row_cells(following))
         has_figure = any(k > 0 and c and is_numeric_cell(c) for k, c in enumerate(cells))
-        is_header = above_separator or (not seen_data and (not has_figure or not cells[0]))
+        # The header is the row above the separator, or else the first row with no figure (or no label);
+        # a row with no figure under the header ("ASSETS", "Revenue") only heads a group of rows.
+        is_header = above_separator or (not header and not seen_data and (not has_figure or not cells[0]))
         if is_header:
             header = tuple(cells)
         else:
