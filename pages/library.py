@@ -17,6 +17,7 @@ STAGE_LABELS = {
     "parse": "Reading text",
     "sections": "Finding 10-K Items",
     "chunk": "Splitting into passages",
+    "facts": "Reading table rows as facts",
     "embed": "Embedding passages",
     "index": "Writing indexes",
     "done": "Done",

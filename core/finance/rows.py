@@ -48,6 +48,7 @@ class FigureRow:
     statement: str | None = None  # "income" | "balance" | "cash_flow" when under a statement title
     caption: str = ""
     group: str = ""  # the heading of the group of rows it belongs to ("Diluted earnings per share:")
+    columns: tuple[str, ...] = ()  # each value's column header as printed, where the table gives one
 
     @property
     def per_share(self) -> bool:
@@ -57,11 +58,16 @@ class FigureRow:
         return bool(re.search(r"(?<!except)per(common|ordinary|diluted|basic)?share", squashed))
 
     def value_for(self, year: int) -> Figure | None:
-        """The value printed in `year`'s column (None when the row has no such column or it is blank)."""
-        for value, y in zip(self.values, self.years, strict=False):
-            if y == year:
-                return value
-        return None
+        """The value printed in `year`'s column (None when the row has no such column or it is blank). When
+        several columns share the year (a block of segment columns under one year), the one headed "Total";
+        without one the period does not say which value is meant, so none."""
+        found = [k for k, y in enumerate(self.years) if y == year]
+        if len(found) > 1:
+            totals = [
+                k for k in found if k < len(self.columns) and re.match(r"total\b", self.columns[k], re.I)
+            ]
+            found = totals if len(totals) == 1 else []
+        return self.values[found[0]] if found else None
 
 
 def _tokens(text: str) -> list[tuple[str, int, int]]:
@@ -260,9 +266,13 @@ def _markdown_rows(text: str) -> list[FigureRow]:
     heading = ""  # the last labelled row without figures ("Revenues"), which heads the rows after it
     members: list[tuple[Figure | None, ...]] = []  # the figures of the rows under it
     table = -1
+    header_cells: list[str] = []  # the row above the |---| line
+    block_year: int | None = None  # a year heading a block of rows ("| 2021 | | |"): the rows' period
     for line in table_lines(text):
         if line.table != table:
-            table, header_years = line.table, []
+            table, header_years, header_cells, block_year = line.table, [], [], None
+        if line.above_separator:
+            header_cells = list(line.cells)
         cells = list(line.cells)
         periods = [cell for cell in cells[1:] if cell]
         if line.above_separator and periods and all(_cell_year(cell) is not None for cell in periods):
@@ -274,7 +284,9 @@ def _markdown_rows(text: str) -> list[FigureRow]:
         ]
         if not numeric:
             years = [_cell_year(cell) for cell in cells]
-            if any(years):
+            if years[0] is not None and not any(years[1:]) and not any(_cell_year(c) for c in header_cells):
+                block_year = years[0]  # the year heads the rows below it; the columns are not periods
+            elif any(years):
                 header_years = years
             elif re.search(r"[A-Za-z]{2}", cells[0]):
                 heading, members = cells[0], []
@@ -291,10 +303,13 @@ def _markdown_rows(text: str) -> list[FigureRow]:
         else:
             members.append(values)
         in_header = [y for y in header_years if y is not None]
+        columns = tuple(header_cells[k] if k < len(header_cells) else "" for k in numeric)
         if len(in_header) == len(numeric):
             # Currency signs and blanks sit in cells of their own in some tables: match values to the
             # header's periods in order when their counts agree.
             years = tuple(in_header)
+        elif block_year is not None:
+            years = tuple(block_year for _ in numeric)
         else:
             years = tuple(header_years[k] if k < len(header_years) else None for k in numeric)
         statement, caption = _statement_before(text, line.start)
@@ -308,9 +323,13 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 text=line.line,
                 scale=_scale_before(text, line.start),
                 statement=statement,
-                caption=caption,
+                caption=caption or line.caption,
+                group=heading if members else "",
+                columns=columns,
             )
         )
+        if re.match(r"total\b", label, re.I):
+            heading, members = "", []  # a group's total ends the group
     return rows
 
 

@@ -1,4 +1,5 @@
-"""SQLite catalog: the source of truth for filings and their chunks (text and metadata)."""
+"""SQLite catalog: the source of truth for filings, their chunks (text and metadata) and their facts (table
+rows with their periods, each with the embedding of its name for finding it by meaning)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from core.models import Chunk, Filing
+import numpy as np
+
+from core.models import Chunk, Fact, Filing
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS filings (
@@ -23,6 +26,13 @@ CREATE TABLE IF NOT EXISTS chunks (
     record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_by_filing ON chunks(filing_id, section, chunk_index);
+CREATE TABLE IF NOT EXISTS facts (
+    fact_id TEXT PRIMARY KEY,
+    filing_id TEXT NOT NULL,
+    record TEXT NOT NULL,
+    vector BLOB
+);
+CREATE INDEX IF NOT EXISTS facts_by_filing ON facts(filing_id);
 CREATE TABLE IF NOT EXISTS derived (
     filing_id TEXT NOT NULL,
     name TEXT NOT NULL,
@@ -54,8 +64,15 @@ class Catalog:
                 raise
             self._conn.execute("COMMIT")
 
-    def insert_filing(self, conn: sqlite3.Connection, filing: Filing, chunks: list[Chunk]) -> None:
-        """Insert a filing and its chunks inside an open transaction."""
+    def insert_filing(
+        self,
+        conn: sqlite3.Connection,
+        filing: Filing,
+        chunks: list[Chunk],
+        facts: list[Fact] | None = None,
+        fact_vectors: np.ndarray | None = None,
+    ) -> None:
+        """Insert a filing, its chunks and its facts (with their name embeddings) inside an open transaction."""
         conn.execute(
             "INSERT INTO filings(filing_id, record) VALUES (?, ?)",
             (filing.filing_id, filing.model_dump_json()),
@@ -63,6 +80,20 @@ class Catalog:
         conn.executemany(
             "INSERT INTO chunks(chunk_id, filing_id, section, chunk_index, record) VALUES (?, ?, ?, ?, ?)",
             [(c.chunk_id, c.filing_id, c.section, c.chunk_index, c.model_dump_json()) for c in chunks],
+        )
+        facts = facts or []
+        vectors = fact_vectors if fact_vectors is not None and len(fact_vectors) == len(facts) else None
+        conn.executemany(
+            "INSERT INTO facts(fact_id, filing_id, record, vector) VALUES (?, ?, ?, ?)",
+            [
+                (
+                    f.fact_id,
+                    f.filing_id,
+                    f.model_dump_json(exclude_defaults=True),
+                    None if vectors is None else np.asarray(vectors[i], dtype=np.float32).tobytes(),
+                )
+                for i, f in enumerate(facts)
+            ],
         )
 
     def update_filing(self, filing: Filing) -> None:
@@ -76,6 +107,7 @@ class Catalog:
     def delete_filing_rows(self, conn: sqlite3.Connection, filing_id: str) -> None:
         """Delete a filing and its chunks inside an open transaction."""
         conn.execute("DELETE FROM chunks WHERE filing_id = ?", (filing_id,))
+        conn.execute("DELETE FROM facts WHERE filing_id = ?", (filing_id,))
         conn.execute("DELETE FROM derived WHERE filing_id = ?", (filing_id,))
         conn.execute("DELETE FROM filings WHERE filing_id = ?", (filing_id,))
 
@@ -134,6 +166,26 @@ class Catalog:
             sql += " AND section = ?"
             params.append(section)
         return [r[0] for r in self._query(sql, tuple(params))]
+
+    def list_facts(self, filing_id: str) -> list[Fact]:
+        """A filing's facts in filing order."""
+        rows = self._query("SELECT record FROM facts WHERE filing_id = ? ORDER BY fact_id", (filing_id,))
+        return [Fact.model_validate_json(r[0]) for r in rows]
+
+    def fact_vectors(self, filing_id: str) -> tuple[list[str], np.ndarray | None]:
+        """(fact ids, their name embeddings as rows) of a filing, in filing order; None when not embedded."""
+        rows = self._query(
+            "SELECT fact_id, vector FROM facts WHERE filing_id = ? AND vector IS NOT NULL ORDER BY fact_id",
+            (filing_id,),
+        )
+        if not rows:
+            return [], None
+        return [r[0] for r in rows], np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+
+    def count_facts(self, filing_id: str | None = None) -> int:
+        if filing_id:
+            return int(self._query("SELECT COUNT(*) FROM facts WHERE filing_id = ?", (filing_id,))[0][0])
+        return int(self._query("SELECT COUNT(*) FROM facts")[0][0])
 
     def derived(self, filing_id: str, name: str) -> str | None:
         """A value computed once from a filing's chunks and kept with it (e.g. its statement pages)."""

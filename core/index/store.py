@@ -18,7 +18,7 @@ from core.index.embedding_cache import EmbeddingCache
 from core.index.embeddings import Embedder, get_embedder
 from core.index.keyword_index import KeywordIndex
 from core.index.vector_store import VectorStore
-from core.models import Chunk, Filing
+from core.models import Chunk, Fact, Filing
 
 log = logging.getLogger(__name__)
 
@@ -70,9 +70,11 @@ class IndexStore:
         original: bytes,
         *,
         replacing: bool = False,
+        facts: list[Fact] | None = None,
+        fact_vectors: np.ndarray | None = None,
     ) -> None:
-        """Write a filing's catalog rows, vectors, BM25 postings and stored original; undo every store on any
-        failure (the counterpart of delete_filing).
+        """Write a filing's catalog rows (passages and facts), vectors, BM25 postings and stored original;
+        undo every store on any failure (the counterpart of delete_filing).
 
         `replacing` (a re-index): the filing's old rows are deleted in the same catalog transaction that
         inserts the new ones, so until it commits the catalog holds the old passages; on a failure the old
@@ -85,7 +87,15 @@ class IndexStore:
             if not replacing and self.catalog.get_filing(filing.filing_id) is not None:
                 raise FilingAlreadyIngested(filing.filing_id)
             with self.writing(filing.filing_id):
-                self._write_filing(filing, chunks, vectors, original, replacing=replacing)
+                self._write_filing(
+                    filing,
+                    chunks,
+                    vectors,
+                    original,
+                    replacing=replacing,
+                    facts=facts,
+                    fact_vectors=fact_vectors,
+                )
 
     def _write_filing(
         self,
@@ -95,6 +105,8 @@ class IndexStore:
         original: bytes,
         *,
         replacing: bool,
+        facts: list[Fact] | None,
+        fact_vectors: np.ndarray | None,
     ) -> None:
         """add_filing's writes and their undo; the caller holds write_lock and the write mark."""
         upload = self.original_path(filing)
@@ -104,7 +116,7 @@ class IndexStore:
                     self.catalog.delete_filing_rows(conn, filing.filing_id)
                     self.vectors.delete_filing(filing.filing_id)
                     self.keywords.remove_filing(filing.filing_id)
-                self.catalog.insert_filing(conn, filing, chunks)
+                self.catalog.insert_filing(conn, filing, chunks, facts, fact_vectors)
                 self.vectors.add(chunks, vectors)
                 self.keywords.add_filing(filing.filing_id, chunks)
                 upload.parent.mkdir(parents=True, exist_ok=True)

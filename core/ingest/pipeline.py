@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.finance.facts import read_facts
 from core.index.embedding_cache import CacheStats
 from core.index.store import FilingAlreadyIngested, IndexStore
 from core.ingest.chunker import chunk_sections
@@ -19,14 +20,22 @@ from core.ingest.errors import IngestError
 from core.ingest.parse import parse_filing
 from core.ingest.sections import split_sections
 from core.ingest.validate import check_upload, display_filename
-from core.models import UNKNOWN_COMPANY, Chunk, Filing, IngestProgress, IngestResult, SourceType
+from core.models import UNKNOWN_COMPANY, Chunk, Fact, Filing, IngestProgress, IngestResult, SourceType
 
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[IngestProgress], None]
 
 # Share of a filing's progress bar at the start of each stage (embedding dominates the time).
-_STAGE_START = {"validate": 0.0, "parse": 0.03, "sections": 0.15, "chunk": 0.18, "embed": 0.22, "index": 0.93}
+_STAGE_START = {
+    "validate": 0.0,
+    "parse": 0.03,
+    "sections": 0.15,
+    "chunk": 0.18,
+    "facts": 0.2,
+    "embed": 0.22,
+    "index": 0.93,
+}
 
 
 def filing_id_for(data: bytes) -> str:
@@ -38,7 +47,9 @@ def filing_id_for(data: bytes) -> str:
 #: 1: passage text only. 2: each passage indexed with its context line (filing, Item, page heading).
 #: 3: tables on PDF pages read as Markdown rows (caption and period header repeated in every part).
 #: 4: PDF text read by PDFium, tables laid out from its character boxes.
-INDEX_VERSION = 4
+#: 5: every table row kept as a fact (label, heading, values per period, unit), with the embedding of its name;
+#:    content words of "R&D", "SG&A" kept whole by the tokenizer.
+INDEX_VERSION = 5
 
 
 class _Progress:
@@ -91,6 +102,8 @@ class _Prepared:
     chunks: list[Chunk]
     vectors: np.ndarray
     reused: int
+    facts: list[Fact]
+    fact_vectors: np.ndarray | None
 
 
 def _prepare(
@@ -125,6 +138,13 @@ def _prepare(
     chunks = add_context(parsed, chunks)
     progress.end()
 
+    progress.begin("facts")
+    facts = read_facts(filing_id, chunks)
+    names = [f.name for f in facts]
+    # Names repeat within a filing and across filings ("Total revenues"): the cache embeds each once.
+    fact_vectors = store.embedding_cache.embed(store.embedder, names) if names else None
+    progress.end()
+
     progress.begin("embed")
     stats = CacheStats()
     vectors = store.embedding_cache.embed(
@@ -145,12 +165,13 @@ def _prepare(
         source_type=source_type,
         pages=parsed.pages,
         chunks=len(chunks),
+        facts=len(facts),
         sections=dict(Counter(c.section for c in chunks)),
         section_titles={s.item: s.title for s in sections},
         size_bytes=len(data),
         index_version=INDEX_VERSION,
     )
-    return _Prepared(filing, chunks, vectors, stats.reused)
+    return _Prepared(filing, chunks, vectors, stats.reused, facts, fact_vectors)
 
 
 def _finish(store: IndexStore, progress: _Progress, prepared: _Prepared) -> IngestResult:
@@ -189,7 +210,14 @@ def ingest_file(
         prepared = _prepare(store, progress, data, filename, source_type, filing_id)
         progress.begin("index")
         try:
-            store.add_filing(prepared.filing, prepared.chunks, prepared.vectors, data)
+            store.add_filing(
+                prepared.filing,
+                prepared.chunks,
+                prepared.vectors,
+                data,
+                facts=prepared.facts,
+                fact_vectors=prepared.fact_vectors,
+            )
         except FilingAlreadyIngested:
             # The same file, uploaded twice at once: the other ingestion wrote it first.
             return _already_in_library(progress, filename, store.catalog.get_filing(filing_id))
@@ -225,7 +253,15 @@ def reindex_filing(
         prepared = _prepare(store, progress, data, old.filename, old.source_type, filing_id)
         prepared.filing.ingested_at = old.ingested_at
         progress.begin("index")
-        store.add_filing(prepared.filing, prepared.chunks, prepared.vectors, data, replacing=True)
+        store.add_filing(
+            prepared.filing,
+            prepared.chunks,
+            prepared.vectors,
+            data,
+            replacing=True,
+            facts=prepared.facts,
+            fact_vectors=prepared.fact_vectors,
+        )
         progress.end()
         return _finish(store, progress, prepared)
     except IngestError as exc:

@@ -16,6 +16,7 @@ from core.models.evaluation import (
     MetricVariant,
     SystemAnswer,
 )
+from core.models.facts import TABLE_KIND_NAMES, Fact, FactValue, TableKind
 from core.models.filings import (
     FRONT_MATTER,
     ITEM_TITLES,
@@ -84,6 +85,7 @@ __all__ = [
     "ITEM_TITLES",
     "STRATEGIES",
     "STRATEGY_CHOICES",
+    "TABLE_KIND_NAMES",
     "UNKNOWN_COMPANY",
     "UNSECTIONED",
     "CandidateRef",
@@ -97,6 +99,8 @@ __all__ = [
     "EvalRun",
     "EvalSystem",
     "Evidence",
+    "Fact",
+    "FactValue",
     "Fallback",
     "Filing",
     "Gap",
@@ -127,6 +131,7 @@ __all__ = [
     "StrategyChoice",
     "StrategyDecision",
     "SystemAnswer",
+    "TableKind",
     "TokenUsage",
     "Tool",
     "check_strategy",

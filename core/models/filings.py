@@ -80,6 +80,7 @@ class Filing(BaseModel):
     source_type: SourceType
     pages: int
     chunks: int
+    facts: int = Field(default=0, description="Table rows kept as facts (index version 5 and later).")
     sections: dict[str, int] = Field(default_factory=dict, description="Item -> chunk count.")
     section_titles: dict[str, str] = Field(default_factory=dict, description="Item -> title found.")
     size_bytes: int = 0
@@ -130,7 +131,9 @@ class IngestProgress(BaseModel):
     """Progress of one filing through the ingestion stages, for progress bars."""
 
     filename: str
-    stage: Literal["validate", "parse", "sections", "chunk", "embed", "index", "done", "error", "duplicate"]
+    stage: Literal[
+        "validate", "parse", "sections", "chunk", "facts", "embed", "index", "done", "error", "duplicate"
+    ]
     fraction: float = Field(ge=0.0, le=1.0, description="Overall progress of this filing.")
     message: str = ""
 

@@ -1,9 +1,4 @@
-"""Pages as a reading unit: rebuild a page from its passages and read its table rows with their sources.
-
-A retrieved passage often holds a table row without the table's title or period header, which sit at the
-top of the page. Reading the whole page gives every row its statement, unit and fiscal years; each row
-stays tied to the passage that contains it, so a citation quotes a passage of the catalog verbatim.
-"""
+"""The pages of retrieved passages and a filing's statement pages, read as table rows with their sources."""
 
 from __future__ import annotations
 
@@ -13,20 +8,11 @@ import threading
 from dataclasses import dataclass
 
 from core.finance.lookup import SourcedRow
+from core.finance.page_text import PageText, build_page
 from core.finance.rows import FigureRow, read_rows
 from core.finance.vocabulary import statement_title_kind
 from core.index.catalog import Catalog
 from core.models import Chunk, Evidence
-
-
-@dataclass(frozen=True)
-class PageText:
-    """A page's text rebuilt from its passages, and where each passage sits in it."""
-
-    filing_id: str
-    page: int
-    text: str
-    spans: tuple[tuple[Chunk, int, int], ...]
 
 
 @dataclass(frozen=True)
@@ -38,45 +24,13 @@ class RowSource:
     page_evidence_id: str
 
 
-def build_page(filing_id: str, page: int, chunks: list[Chunk]) -> PageText | None:
-    """Join a page's passages in filing order; overlapping passages are merged by their offsets."""
-    if not chunks:
-        return None
-    ordered = sorted(chunks, key=lambda c: (c.char_start, c.chunk_index))
-    parts: list[str] = []
-    spans: list[tuple[Chunk, int, int]] = []
-    length = 0
-    cursor: int | None = None  # filing offset where the text built so far ends
-    for chunk in ordered:
-        verbatim = len(chunk.text) == chunk.char_end - chunk.char_start
-        if verbatim and cursor is not None and chunk.char_start < cursor:
-            # Overlap with the previous passage: append only what is new.
-            start = length - (cursor - chunk.char_start)
-            tail = chunk.text[cursor - chunk.char_start :]
-            parts.append(tail)
-            length += len(tail)
-            cursor = max(cursor, chunk.char_end)
-            spans.append((chunk, max(0, start), length))
-            continue
-        separator = "\n" if parts else ""
-        parts.append(separator + chunk.text)
-        start = length + len(separator)
-        length += len(separator) + len(chunk.text)
-        spans.append((chunk, start, length))
-        cursor = chunk.char_end if verbatim else None
-    return PageText(filing_id, page, "".join(parts), tuple(spans))
-
-
 def _source(page: PageText, row: FigureRow, evidence_id: str) -> RowSource | None:
     """The passage that holds the row (or, when a passage boundary cuts it, the one with its values)."""
-    for chunk, start, end in page.spans:
-        if start <= row.start and row.end <= end:
-            return RowSource(chunk, row.text, evidence_id)
-    for chunk, start, end in page.spans:
-        if start < row.end <= end:
-            quote = " ".join(page.text[max(row.start, start) : row.end].split())
-            return RowSource(chunk, quote, evidence_id)
-    return None
+    found = page.passage_of(row.start, row.end)
+    if found is None:
+        return None
+    chunk, part = found
+    return RowSource(chunk, part or row.text, evidence_id)
 
 
 #: A statement's title sits at the top of its page, after the running header and the company's name.
@@ -172,7 +126,7 @@ class PageReader:
             if kind is None or page is None:
                 continue
             # Only rows on this page count: the lead passage's rows belong to the page before.
-            own = min((start for chunk, start, _ in page.spans if chunk.page == number), default=0)
+            own = page.own_start()
             dated = sum(
                 1
                 for row in read_rows(page.text)

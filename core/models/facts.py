@@ -1,0 +1,78 @@
+"""Figures as facts: every labelled row of every table of a filing, with a value per period, kept at
+ingestion so that any line item a filing prints can be found, cited and computed with."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+#: What kind of table a row sits in: a primary statement, the equity statement, a segment table, an MD&A
+#: table, a note to the statements, or another table.
+TableKind = Literal["income", "balance", "cash_flow", "equity", "segment", "mdna", "note", "other"]
+TABLE_KIND_NAMES: dict[str, str] = {
+    "income": "Income statement",
+    "balance": "Balance sheet",
+    "cash_flow": "Cash flow statement",
+    "equity": "Statement of equity",
+    "segment": "Segment table",
+    "mdna": "MD&A table",
+    "note": "Note to the statements",
+    "other": "Other table",
+}
+
+
+class FactValue(BaseModel):
+    """One printed value of a row: its period, the number as printed (signed) and in units."""
+
+    fiscal_year: int | None = Field(default=None, description="The column's fiscal year; None: unknown.")
+    period: str = Field(
+        default="", description="The column's header as printed ('2023', 'January 29, 2023')."
+    )
+    raw: str = Field(description="The value as printed ('(1,577)', '—').")
+    number: float | None = Field(description="As printed, signed; None for a dash (not reported).")
+    percent: bool = False
+    tagged: float | None = Field(
+        default=None, description="The inline-XBRL value of the same cell, in units, when the filing tags it."
+    )
+
+    def value(self, scale: float | None) -> float | None:
+        """The value in units (the table's scale applied; percentages and per-share figures unscaled)."""
+        if self.number is None:
+            return None
+        return self.number if self.percent else self.number * (scale or 1.0)
+
+
+class Fact(BaseModel):
+    """A labelled table row of a filing: what it reports, for which periods, and the passage that prints it."""
+
+    fact_id: str
+    filing_id: str
+    chunk_id: str = Field(description="The passage that holds the row (cite it).")
+    page: int
+    section: str = ""
+    table: str = Field(default="", description="The table's title or caption.")
+    kind: TableKind = "other"
+    label: str
+    parent: str = Field(
+        default="", description="The heading the row sits under ('Revenues', 'Current assets')."
+    )
+    text: str = Field(description="The row as printed, whitespace collapsed: the quote.")
+    scale: float | None = Field(default=None, description="1e6 for a table 'in millions'; None: as printed.")
+    per_share: bool = False
+    values: list[FactValue] = Field(default_factory=list)
+    concept: str | None = Field(default=None, description="Inline-XBRL concept of the row, when tagged.")
+    concept_label: str | None = None
+    dimensions: list[str] = Field(default_factory=list, description="XBRL members when the row is a part.")
+    mismatch: str | None = Field(
+        default=None, description="Where the printed and the tagged values disagree, in a sentence."
+    )
+
+    def value_for(self, fiscal_year: int) -> FactValue | None:
+        """The value printed in the column of `fiscal_year` (None when the row has no such column)."""
+        return next((v for v in self.values if v.fiscal_year == fiscal_year), None)
+
+    @property
+    def name(self) -> str:
+        """The row's label with the heading it sits under ('Revenue — Data Center')."""
+        return f"{self.parent} — {self.label}" if self.parent and self.parent != self.label else self.label
