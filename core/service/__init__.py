@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.config import ServiceUnavailable, Settings, save_settings
 from core.graph.background import BackgroundRuns, LiveRun, RunBusy
@@ -21,8 +21,6 @@ from core.ingest.pipeline import INDEX_VERSION, ProgressCallback, ingest_file, r
 from core.models import (
     Chunk,
     Citation,
-    EvalConfig,
-    EvalRun,
     Filing,
     IngestResult,
     Plan,
@@ -35,12 +33,7 @@ from core.models import (
 from core.report.labels import clip
 from core.report.page_highlight import PageHighlight, highlight_quote
 from core.retrieval.retriever import Retriever, StrategyChoice
-
-if TYPE_CHECKING:
-    from core.evaluation.harness import EvalProgress, Evaluator
-    from core.evaluation.questions import QuestionSet
-
-    EvalProgressFn = Callable[[EvalProgress], None]
+from core.service.evaluation import EvaluationMethods
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +66,7 @@ __all__ = [
 ]
 
 
-class Workbench:
+class Workbench(EvaluationMethods):
     """Library, retrieval and research operations over one data directory."""
 
     def __init__(self, settings: Settings) -> None:
@@ -321,63 +314,11 @@ class Workbench:
     def list_runs(self) -> list[RunSummary]:
         return self.runner.list_runs()
 
-    # --- Evaluation --------------------------------------------------------------------------
+    # --- Evaluation (the methods are in core/service/evaluation.py) ---------------------------------
 
-    def evaluator(self, data_dir: Path | None = None) -> Evaluator:
-        """Evaluations in their own workspace (default: <data dir>/evaluation), apart from the library;
-        filings of an uploaded question set are taken from this library by file name."""
-        from core.evaluation.harness import Evaluator
-
-        workspace = data_dir or self.settings.data_dir / "evaluation"
-        bench = get_workbench(self.settings.model_copy(update={"data_dir": workspace}))
-        return Evaluator(bench, library=self)
-
-    def question_set(
-        self, name: str, *, data: bytes | None = None, filename: str | None = None
-    ) -> QuestionSet:
-        """FinanceBench, the sample set, a CSV/JSONL path, or an uploaded file's bytes."""
-        from core.evaluation.questions import load_set, load_user_set
-
-        if data is not None:
-            return load_user_set(data, filename or name)
-        return load_set(name, self.settings.financebench_dir)
-
-    def run_evaluation(
-        self,
-        qset: QuestionSet,
-        config: EvalConfig,
-        on_progress: EvalProgressFn | None = None,
-        data_dir: Path | None = None,
-    ) -> EvalRun:
-        """Run every chosen system on every question and score it; results are stored as they come."""
-        return self.evaluator(data_dir).start(qset, config, on_progress)
-
-    def resume_evaluation(
-        self, eval_id: str, on_progress: EvalProgressFn | None = None, data_dir: Path | None = None
-    ) -> EvalRun:
-        """Finish an interrupted evaluation (the pairs already scored are kept)."""
-        evaluator = self.evaluator(data_dir)
-        run = evaluator.store.load(eval_id)
-        qset = None
-        if run.config.set_name in ("financebench", "sample"):
-            qset = self.question_set(run.config.set_name)
-        elif run.config.set_path:
-            qset = self.question_set(run.config.set_path)
-        return evaluator.resume(eval_id, qset, on_progress)
-
-    def evaluations(self, data_dir: Path | None = None) -> list[EvalRun]:
-        """Stored evaluations, newest first."""
-        return self.evaluator(data_dir).store.list()
-
-    def evaluation(self, eval_id: str, data_dir: Path | None = None) -> EvalRun:
-        return self.evaluator(data_dir).store.load(eval_id)
-
-    @staticmethod
-    def evaluation_summary(run: EvalRun) -> dict:
-        """Means per system and metric, overall and per question type."""
-        from core.evaluation.harness import summarise
-
-        return summarise(run)
+    def evaluation_workspace(self, data_dir: Path) -> Workbench:
+        """The workbench of the data directory evaluations run in (these settings, that directory)."""
+        return get_workbench(self.settings.model_copy(update={"data_dir": data_dir}))
 
     # --- Settings ----------------------------------------------------------------------------
 
