@@ -1,9 +1,11 @@
-"""Chat-model factory (the only import of langchain_openai), a SQLite LLM cache, token usage and cost."""
+"""Chat-model factory (the only import of langchain_openai) and its connection check, a SQLite LLM cache,
+token usage and cost."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -17,6 +19,8 @@ from langchain_core.callbacks import BaseCallbackHandler
 
 from core.config import Settings
 from core.models import TokenUsage
+
+log = logging.getLogger(__name__)
 
 # USD per million tokens (input, output). Prices change: unknown models cost 0 with a note.
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
@@ -155,6 +159,43 @@ def build_chat_model(settings: Settings, *, cache: bool = True) -> Any:
         stream_usage=streams(settings),
         **_output_cap(settings),
     )
+
+
+def check_connection(settings: Settings, timeout_s: float = 10.0) -> tuple[bool, str]:
+    """One tiny chat call with `settings`; (ok, a message a person understands)."""
+    if settings.llm_provider == "offline":
+        return True, "The offline engine runs locally and needs no connection."
+    quick = settings.model_copy(update={"llm_timeout_s": timeout_s, "llm_max_retries": 0})
+    where = settings.llm_base_url or "the OpenAI API"
+    try:
+        reply = build_chat_model(quick, cache=False).invoke("Reply with the single word OK.")
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a readable message
+        log.warning("LLM connection test to %s failed: %s", where, type(exc).__name__)
+        return False, connection_problem(exc, where, settings.llm_model, timeout_s)
+    text = str(getattr(reply, "content", "") or "").strip()
+    return (
+        True,
+        f"Connected to {where}: model {settings.llm_model} answered ({text[:40] or 'empty reply'}).",
+    )
+
+
+def connection_problem(exc: Exception, where: str, model: str, timeout_s: float) -> str:
+    """Plain-words reason for a failed LLM call (openai exception classes matched by name)."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if "APITimeoutError" in names or "TimeoutError" in names:
+        return f"No answer from {where} within {timeout_s:g} s. Check that the server is running and not overloaded."
+    if "APIConnectionError" in names or "ConnectError" in names:
+        return f"Cannot reach {where}. Check the base URL (including http:// and the port) and that the server runs."
+    if "AuthenticationError" in names or "PermissionDeniedError" in names:
+        return f"{where} refused the API key. Paste a valid key (or check that this key may use the model)."
+    if "NotFoundError" in names:
+        return (
+            f"{where} does not know model {model!r} or the URL path is wrong "
+            "(OpenAI-compatible servers usually need the base URL to end in /v1)."
+        )
+    if "RateLimitError" in names:
+        return f"{where} answered but is rate-limiting or out of quota. Try again later or check the account."
+    return f"The call to {where} failed ({type(exc).__name__}). Details are in the server log."
 
 
 def streams(settings: Settings) -> bool:
