@@ -18,6 +18,7 @@ from langchain_core.caches import RETURN_VAL_TYPE, BaseCache
 from langchain_core.callbacks import BaseCallbackHandler
 
 from core.config import Settings
+from core.failures import failure_message
 from core.models import TokenUsage
 
 log = logging.getLogger(__name__)
@@ -180,22 +181,40 @@ def check_connection(settings: Settings, timeout_s: float = 10.0) -> tuple[bool,
 
 
 def connection_problem(exc: Exception, where: str, model: str, timeout_s: float) -> str:
-    """Plain-words reason for a failed LLM call (openai exception classes matched by name)."""
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    if "APITimeoutError" in names or "TimeoutError" in names:
-        return f"No answer from {where} within {timeout_s:g} s. Check that the server is running and not overloaded."
-    if "APIConnectionError" in names or "ConnectError" in names:
-        return f"Cannot reach {where}. Check the base URL (including http:// and the port) and that the server runs."
-    if "AuthenticationError" in names or "PermissionDeniedError" in names:
-        return f"{where} refused the API key. Paste a valid key (or check that this key may use the model)."
-    if "NotFoundError" in names:
-        return (
+    """Plain-words reason for a failed LLM call, and what to do about it; never the exception's text."""
+    # Imported here, not at the top: importing openai is not free, and by the time a call has failed the chat
+    # model has loaded it already.
+    import httpx
+    import openai
+
+    reasons: list[tuple[tuple[type[BaseException], ...], str]] = [
+        # A timeout first: openai's APITimeoutError is an APIConnectionError.
+        (
+            (openai.APITimeoutError, TimeoutError),
+            f"No answer from {where} within {timeout_s:g} s. Check that the server is running and not overloaded.",
+        ),
+        (
+            (openai.APIConnectionError, httpx.ConnectError),
+            f"Cannot reach {where}. Check the base URL (including http:// and the port) and that the server runs.",
+        ),
+        (
+            (openai.AuthenticationError, openai.PermissionDeniedError),
+            f"{where} refused the API key. Paste a valid key (or check that this key may use the model).",
+        ),
+        (
+            (openai.NotFoundError,),
             f"{where} does not know model {model!r} or the URL path is wrong "
-            "(OpenAI-compatible servers usually need the base URL to end in /v1)."
-        )
-    if "RateLimitError" in names:
-        return f"{where} answered but is rate-limiting or out of quota. Try again later or check the account."
-    return f"The call to {where} failed ({type(exc).__name__}). Details are in the server log."
+            "(OpenAI-compatible servers usually need the base URL to end in /v1).",
+        ),
+        (
+            (openai.RateLimitError,),
+            f"{where} answered but is rate-limiting or out of quota. Try again later or check the account.",
+        ),
+    ]
+    for kinds, reason in reasons:
+        if isinstance(exc, kinds):
+            return reason
+    return failure_message(f"The call to {where}", exc) + "."
 
 
 def streams(settings: Settings) -> bool:

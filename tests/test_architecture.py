@@ -19,6 +19,7 @@ CORE = REPO_ROOT / "core"
 
 #: Lowest first. A unit is core/<name> (package or module), `views` (the pages) or `app`.
 LAYERS: list[set[str]] = [
+    {"core.failures"},
     {"core.models", "core.config", "core.prompts", "core.text"},
     {"core.citations", "core.llm", "core.index", "core.finance"},
     {"core.ingest", "core.retrieval", "core.tools"},
@@ -151,8 +152,8 @@ def test_a_wrong_import_is_named(tmp_path):
     (tmp_path / "app.py").write_text(hint.format("import core.graph"))
     (tmp_path / "core" / "index" / "store.py").write_text(hint.format("from core.service import Workbench"))
     assert layering_problems(tmp_path) == [
-        "core/index/store.py imports core.service: core.index (layer 1) may not import core.service (layer 6)",
-        "core/report/render.py imports core.graph.runner: core.report (layer 3) may not import core.graph (layer 4)",
+        "core/index/store.py imports core.service: core.index (layer 2) may not import core.service (layer 7)",
+        "core/report/render.py imports core.graph.runner: core.report (layer 4) may not import core.graph (layer 5)",
         "pages/library.py imports core.index.catalog: pages may import only core.service, core.models, core.config "
         "(and views/)",
         "app.py imports core.graph: pages may import only core.service, core.models, core.config (and views/)",

@@ -18,6 +18,7 @@ from core.evaluation.metrics import TABLE_METRICS, reference_metrics
 from core.evaluation.questions import EvalSetError, QuestionSet
 from core.evaluation.systems import Systems
 from core.evaluation.workspace import Library, Workspace
+from core.failures import failure_message
 from core.index.store import IndexStore
 from core.ingest.pipeline import ingest_file
 from core.models import EvalConfig, EvalQuestion, EvalResult, EvalRun, Filing
@@ -232,7 +233,8 @@ def _safe_run(systems: Systems, system: str, question: EvalQuestion, filing: Fil
         return systems.run(system, question.question, filing)
     except Exception as exc:
         log.exception("%s failed on %s", system, question.qid)
-        return SystemAnswer(system=system, error=f"{type(exc).__name__}: {exc}"[:300])  # type: ignore[arg-type]
+        error = failure_message(f"The {system} system", exc) + "."
+        return SystemAnswer(system=system, error=error)  # type: ignore[arg-type]
 
 
 def _chunk_text(store: IndexStore, systems: Systems, output: Any) -> dict[str, str]:

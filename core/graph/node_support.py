@@ -11,6 +11,7 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.runtime import Runtime
 
 from core.agents.base import AgentDeps
+from core.failures import failure_message
 from core.graph.deps import ResearchDeps
 from core.graph.state import ResearchState
 from core.models import Plan, RunEvent, RunEventKind, StepRecord
@@ -35,18 +36,6 @@ class RunCancelled(Exception):
 
 #: What a cancelled run says (event, run header, History).
 CANCELLED_MESSAGE = "cancelled by the analyst"
-
-
-def unexpected_failure(what: str, exc: BaseException | str) -> str:
-    """A failure the code did not expect, said in a sentence: what failed and the kind of error, never the
-    exception's text (it may hold paths or document text); the log has the traceback."""
-    if isinstance(exc, str):
-        # A checkpoint keeps a task's error as its repr, "RuntimeError('...')": keep only the type's name.
-        kind = exc.split("(", 1)[0].strip() if exc[:1].isalpha() else "error"
-        kind = kind if kind.isidentifier() else "error"
-    else:
-        kind = type(exc).__name__
-    return f"{what} failed unexpectedly ({kind}); the log has the details"
 
 
 def emit(
@@ -95,7 +84,7 @@ def instrumented(name: str) -> Callable[[NodeFn], NodeFn]:
                     "error",
                     node=name,
                     step_index=step,
-                    message=unexpected_failure(f"The {name.replace('_', ' ')} stage", exc),
+                    message=failure_message(f"The {name.replace('_', ' ')} stage", exc),
                 )
                 raise
             seconds = round(time.perf_counter() - started, 4)

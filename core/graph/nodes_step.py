@@ -10,6 +10,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from core.agents.contracts import RewriteInput, SupervisorInput
+from core.failures import failure_message
 from core.graph.deps import ResearchDeps
 from core.graph.node_support import (
     agent_outputs,
@@ -21,7 +22,6 @@ from core.graph.node_support import (
     load_steps,
     report_fallbacks,
     steps_update,
-    unexpected_failure,
 )
 from core.graph.nodes_plan import filing_infos
 from core.graph.state import ResearchState
@@ -177,7 +177,7 @@ def retrieve_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> d
         )
     except Exception as exc:  # a failed search leaves the step empty, the run goes on
         log.exception("search of step %d failed", index + 1)
-        message = unexpected_failure("The search", exc) + ", so this step has no evidence"
+        message = failure_message("The search", exc) + ", so this step has no evidence"
         rec = rec.model_copy(update={"errors": [*rec.errors, message]})
         emit(runtime, state, "error", node="retrieve_evidence", step_index=index, message=rec.errors[-1])
     steps[index] = rec

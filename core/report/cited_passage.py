@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from core.failures import failure_message
 from core.index.store import IndexStore
 from core.models import Chunk, Citation, Filing
 from core.report.page_highlight import PageHighlight, highlight_quote
@@ -41,7 +42,5 @@ def locate_citation(store: IndexStore, citation: Citation) -> CitedPassage | Non
         passage.page = highlight_quote(store.original_path(filing).read_bytes(), page_number, citation.quote)
     except Exception as exc:  # noqa: BLE001 - the passage is still shown, with the reason
         log.warning("rendering page %s of %s failed: %r", page_number, filing.filing_id, exc)
-        passage.page_problem = (
-            f"The page could not be rendered ({type(exc).__name__}); the passage is shown instead."
-        )
+        passage.page_problem = failure_message("Rendering the page", exc) + "; the passage is shown instead."
     return passage

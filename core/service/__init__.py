@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from core.config import ServiceUnavailable, Settings, save_settings
+from core.failures import WorkbenchError, failure_message
 from core.graph.background import BackgroundRuns, LiveRun, RunBusy
 from core.graph.deps import EventCallback, build_deps
 from core.graph.plan_diff import diff_plans
-from core.graph.runner import ResearchRunner, RunNotFound
+from core.graph.runner import ResearchRunner, RunNotFound, RunStateError
 from core.index.store import IndexStore
 from core.ingest.pipeline import INDEX_VERSION, ProgressCallback, ingest_file, reindex_filing
 from core.llm import check_connection
@@ -41,15 +42,19 @@ log = logging.getLogger(__name__)
 SAMPLE_FILING = Path(__file__).resolve().parents[2] / "sample_docs" / "northwind_10k_fy2025.html"
 
 
-# What pages catch from this API, re-exported so they need not import the graph package.
+# What pages catch from this API (every error it raises on purpose is a WorkbenchError, with a message a
+# person may be shown) and how they say a failure, re-exported so they need not import the packages below.
 __all__ = [
     "SAMPLE_FILING",
     "CitedPassage",
     "LiveRun",
     "RunBusy",
     "RunNotFound",
+    "RunStateError",
     "ServiceUnavailable",
     "Workbench",
+    "WorkbenchError",
+    "failure_message",
     "get_workbench",
 ]
 
