@@ -51,7 +51,7 @@ def _company(deps: ResearchDeps, state: ResearchState, filing_id: str | None) ->
     return infos[0].company if infos else None
 
 
-@instrumented("rewrite_query")
+@instrumented
 def rewrite_query(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """Start the step's record and rewrite its sub-question into a search query using earlier findings."""
     deps = runtime.context
@@ -96,7 +96,7 @@ def rewrite_query(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[
     return steps_update(runtime, state, adeps, "rewrite_query", steps)
 
 
-@instrumented("choose_strategy")
+@instrumented
 def choose_strategy(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """The supervisor picks vector/keyword/hybrid with a reason; an analyst override wins."""
     deps = runtime.context
@@ -137,7 +137,7 @@ def choose_strategy(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     return {"steps": dump_steps(steps), **agent_outputs(adeps)}
 
 
-@instrumented("retrieve_evidence")
+@instrumented
 def retrieve_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """First-stage search of the filings (k candidates, Item and filing filters) with the chosen strategy."""
     deps = runtime.context
@@ -209,7 +209,7 @@ def _with_rerank_scores(candidates: list[CandidateRef], ranked: list[ScoredChunk
     return [c.model_copy(update={"scores": by_id.get(c.chunk_id, c.scores)}) for c in candidates]
 
 
-@instrumented("rerank_evidence")
+@instrumented
 def rerank_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """Rerank the candidates to top_n (cross-encoder, or the documented local scorer) and keep them as evidence."""
     deps = runtime.context
@@ -293,7 +293,7 @@ def rerank_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     return update
 
 
-@instrumented("search_web")
+@instrumented
 def search_web(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """Web search for facts outside the filings; without network the step says so and the run goes on."""
     deps = runtime.context
@@ -327,7 +327,7 @@ def search_web(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str
     return update
 
 
-@instrumented("calculate")
+@instrumented
 def calculate(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """State the figures the step asks for, computed from table rows of the pages earlier steps found (each
     input cited); otherwise growth, ratio or difference from figures in earlier evidence (safe arithmetic)."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from core.models import NodeName
 from core.service import RunBusy, RunNotFound, RunStateError, WorkbenchError, failure_message
 from core.service.display import escape_markdown
 
@@ -26,8 +27,8 @@ STATUS_BADGES: dict[str, tuple[str, str, str]] = {
     "live": ("Running now", "blue", ":material/progress_activity:"),
 }
 
-#: Graph node -> what the analyst sees while it runs.
-NODE_LABELS: dict[str, str] = {
+#: Graph node (every one of core.models.GRAPH_NODES; a test checks) -> what the analyst sees while it runs.
+NODE_LABELS: dict[NodeName, str] = {
     "plan_research": "Planning the research",
     "review_plan": "Plan review",
     "rewrite_query": "Rewriting the query",
