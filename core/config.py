@@ -12,13 +12,15 @@ from typing import Any, Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.failures import WorkbenchError
+
 log = logging.getLogger(__name__)
 
 BUNDLED_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_RERANKER_MODEL = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 
 
-class ServiceUnavailable(RuntimeError):
+class ServiceUnavailable(WorkbenchError, RuntimeError):
     """A configured server (vector store, checkpoint database) cannot be used; the message says so in a
     sentence a person understands, with no exception text and no password."""
 

@@ -1,9 +1,11 @@
-"""Chat-model factory (the only import of langchain_openai), a SQLite LLM cache, token usage and cost."""
+"""Chat-model factory (the only import of langchain_openai) and its connection check, a SQLite LLM cache,
+token usage and cost."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -16,7 +18,10 @@ from langchain_core.caches import RETURN_VAL_TYPE, BaseCache
 from langchain_core.callbacks import BaseCallbackHandler
 
 from core.config import Settings
+from core.failures import failure_message
 from core.models import TokenUsage
+
+log = logging.getLogger(__name__)
 
 # USD per million tokens (input, output). Prices change: unknown models cost 0 with a note.
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
@@ -155,6 +160,61 @@ def build_chat_model(settings: Settings, *, cache: bool = True) -> Any:
         stream_usage=streams(settings),
         **_output_cap(settings),
     )
+
+
+def check_connection(settings: Settings, timeout_s: float = 10.0) -> tuple[bool, str]:
+    """One tiny chat call with `settings`; (ok, a message a person understands)."""
+    if settings.llm_provider == "offline":
+        return True, "The offline engine runs locally and needs no connection."
+    quick = settings.model_copy(update={"llm_timeout_s": timeout_s, "llm_max_retries": 0})
+    where = settings.llm_base_url or "the OpenAI API"
+    try:
+        reply = build_chat_model(quick, cache=False).invoke("Reply with the single word OK.")
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a readable message
+        log.warning("LLM connection test to %s failed: %s", where, type(exc).__name__)
+        return False, connection_problem(exc, where, settings.llm_model, timeout_s)
+    text = str(getattr(reply, "content", "") or "").strip()
+    return (
+        True,
+        f"Connected to {where}: model {settings.llm_model} answered ({text[:40] or 'empty reply'}).",
+    )
+
+
+def connection_problem(exc: Exception, where: str, model: str, timeout_s: float) -> str:
+    """Plain-words reason for a failed LLM call, and what to do about it; never the exception's text."""
+    # Imported here, not at the top: importing openai is not free, and by the time a call has failed the chat
+    # model has loaded it already.
+    import httpx
+    import openai
+
+    reasons: list[tuple[tuple[type[BaseException], ...], str]] = [
+        # A timeout first: openai's APITimeoutError is an APIConnectionError.
+        (
+            (openai.APITimeoutError, TimeoutError),
+            f"No answer from {where} within {timeout_s:g} s. Check that the server is running and not overloaded.",
+        ),
+        (
+            (openai.APIConnectionError, httpx.ConnectError),
+            f"Cannot reach {where}. Check the base URL (including http:// and the port) and that the server runs.",
+        ),
+        (
+            (openai.AuthenticationError, openai.PermissionDeniedError),
+            f"{where} refused the API key. Paste a valid key (or check that this key may use the model).",
+        ),
+        (
+            (openai.NotFoundError,),
+            f"{where} does not know model {model!r} or the URL path is wrong "
+            "(OpenAI-compatible servers usually need the base URL to end in /v1).",
+        ),
+        (
+            (openai.RateLimitError,),
+            f"{where} answered but is rate-limiting or out of quota. Try again later or check the account.",
+        ),
+    ]
+    for kinds, reason in reasons:
+        if isinstance(exc, kinds):
+            return reason
+    return failure_message(f"The call to {where}", exc) + "."
 
 
 def streams(settings: Settings) -> bool:

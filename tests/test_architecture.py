@@ -2,7 +2,8 @@
 
 The layering: each unit (a package or module of core/, the pages) may import units of lower layers only;
 pages import the service, the models and the settings, nothing else; no module imports itself back through
-others. Imports under `if TYPE_CHECKING:` are type hints, not dependencies, and are not counted.
+others. Imports under `if TYPE_CHECKING:` count like any other: a type hint is a dependency of the code's
+meaning, and a cycle through one is still a cycle.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ CORE = REPO_ROOT / "core"
 
 #: Lowest first. A unit is core/<name> (package or module), `views` (the pages) or `app`.
 LAYERS: list[set[str]] = [
-    {"core.text"},
+    {"core.failures", "core.text"},
     {"core.models", "core.config", "core.prompts"},
     {"core.citations", "core.llm", "core.index", "core.finance"},
     {"core.ingest", "core.retrieval", "core.tools"},
@@ -48,20 +49,13 @@ def _module_name(path: Path, root: Path) -> str:
 
 
 def _project_imports(path: Path) -> list[str]:
-    """Modules of the project this file imports (at any depth), leaving out `if TYPE_CHECKING:` blocks."""
+    """Modules of the project this file imports (at any depth: in functions and `if TYPE_CHECKING:` blocks too)."""
     found: list[str] = []
-
-    def visit(node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
-                continue
-            if isinstance(child, ast.Import):
-                found.extend(alias.name for alias in child.names)
-            elif isinstance(child, ast.ImportFrom) and child.module and child.level == 0:
-                found.append(child.module)
-            visit(child)
-
-    visit(ast.parse(path.read_text(encoding="utf-8")))
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
     return [name for name in found if name.split(".")[0] in ("core", "views", "pages", "app")]
 
 
@@ -145,23 +139,30 @@ def test_no_module_imports_itself_back():
 
 
 def test_a_wrong_import_is_named(tmp_path):
-    """The checks above can fail: a report module that imports the graph, a page that imports the index."""
+    """The checks above can fail: a report module that imports the graph, a page that imports the index, a
+    type hint that imports upwards, and a cycle made only of type hints."""
     (tmp_path / "core" / "report").mkdir(parents=True)
+    (tmp_path / "core" / "index").mkdir(parents=True)
     (tmp_path / "pages").mkdir()
     (tmp_path / "core" / "report" / "render.py").write_text("from core.graph.runner import ResearchRunner\n")
     (tmp_path / "pages" / "library.py").write_text(
         "from core.index.catalog import Catalog\nfrom core.service import Workbench\n"
     )
-    (tmp_path / "app.py").write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import core.graph\n"
-    )
+    hint = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    {}\n"
+    (tmp_path / "app.py").write_text(hint.format("import core.graph"))
+    (tmp_path / "core" / "index" / "store.py").write_text(hint.format("from core.service import Workbench"))
     assert layering_problems(tmp_path) == [
+        "core/index/store.py imports core.service: core.index (layer 2) may not import core.service (layer 7)",
         "core/report/render.py imports core.graph.runner: core.report (layer 4) may not import core.graph (layer 5)",
         "pages/library.py imports core.index.catalog: pages may import only core.service, core.models, core.config "
         "(and views/)",
+        "app.py imports core.graph: pages may import only core.service, core.models, core.config (and views/)",
     ]
     (tmp_path / "core" / "report" / "labels.py").write_text("import core.report.render\n")
     (tmp_path / "core" / "report" / "render.py").write_text("from core.report.labels import safe_url\n")
+    assert import_cycles(tmp_path) == [["core.report.labels", "core.report.render"]]
+    (tmp_path / "core" / "report" / "labels.py").write_text(hint.format("from core.report.render import Run"))
+    (tmp_path / "core" / "report" / "render.py").write_text(hint.format("import core.report.labels"))
     assert import_cycles(tmp_path) == [["core.report.labels", "core.report.render"]]
 
 

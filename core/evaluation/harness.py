@@ -11,16 +11,17 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.evaluation.judge import llm_metrics
 from core.evaluation.metrics import TABLE_METRICS, reference_metrics
 from core.evaluation.questions import EvalSetError, QuestionSet
 from core.evaluation.systems import Systems
+from core.evaluation.workspace import Library, Workspace
+from core.failures import failure_message
+from core.index.store import IndexStore
+from core.ingest.pipeline import ingest_file
 from core.models import EvalConfig, EvalQuestion, EvalResult, EvalRun, Filing
-
-if TYPE_CHECKING:
-    from core.service import Workbench
 
 log = logging.getLogger(__name__)
 
@@ -101,19 +102,19 @@ class EvalStore:
 
 
 class Evaluator:
-    """Evaluations over one workbench (its own data directory, apart from the analyst's library)."""
+    """Evaluations in one workspace (a data directory of their own, apart from the analyst's library)."""
 
-    def __init__(self, bench: Workbench, library: Workbench | None = None) -> None:
-        self.bench = bench
+    def __init__(self, workspace: Workspace, library: Library | None = None) -> None:
+        self.workspace = workspace
         self.library = library
-        self.store = EvalStore(bench.settings.data_dir / "evaluations")
+        self.store = EvalStore(workspace.settings.data_dir / "evaluations")
 
     # --- filings ------------------------------------------------------------------------------
 
     def ensure_filings(self, qset: QuestionSet, on_progress: ProgressFn | None = None) -> dict[str, Filing]:
         """file name -> Filing for every filing the set needs, ingesting those not yet in the workspace."""
         report = on_progress or (lambda p: None)
-        by_name = {f.filename.lower(): f for f in self.bench.filings()}
+        by_name = {f.filename.lower(): f for f in self.workspace.store.catalog.list_filings()}
         needed = list(dict.fromkeys(q.filing for q in qset.questions))
         missing: list[str] = []
         for i, name in enumerate(needed, start=1):
@@ -124,7 +125,7 @@ class Evaluator:
                 missing.append(name)
                 continue
             report(EvalProgress(0, len(qset.questions), f"Ingesting {name} ({i} of {len(needed)} filings)"))
-            result = self.bench.ingest([(name, data)])[0]
+            result = ingest_file(self.workspace.store, data, name)
             if not result.ok or result.filing is None:
                 raise EvalSetError(f"{name} could not be ingested: {result.error}")
             by_name[name.lower()] = result.filing
@@ -139,9 +140,10 @@ class Evaluator:
         if qset.documents_dir is not None and (qset.documents_dir / name).is_file():
             return (qset.documents_dir / name).read_bytes()
         if self.library is not None:
-            for filing in self.library.filings():
+            library = self.library.store
+            for filing in library.catalog.list_filings():
                 if filing.filename.lower() == name.lower():
-                    path = self.library.store.original_path(filing)
+                    path = library.original_path(filing)
                     return path.read_bytes() if path.exists() else None
         return None
 
@@ -166,7 +168,7 @@ class Evaluator:
 
     def _run(self, run: EvalRun, filings: dict[str, Filing], on_progress: ProgressFn | None) -> EvalRun:
         report = on_progress or (lambda p: None)
-        systems = Systems(self.bench, naive_k=run.config.naive_k)
+        systems = Systems(self.workspace, naive_k=run.config.naive_k)
         if "naive" in run.config.systems:
             unique = {f.filing_id: f for f in filings.values()}
             for i, filing in enumerate(unique.values(), start=1):
@@ -181,7 +183,7 @@ class Evaluator:
                     systems.naive.build(filing)
         done = {(r.qid, r.system) for r in run.results}
         judge = self._judge_deps() if run.config.judge == "llm" else None
-        similarity = _similarity(self.bench)
+        similarity = _similarity(self.workspace.store)
         for question in run.questions:
             filing = filings[question.filing]
             for system in run.config.systems:
@@ -189,7 +191,7 @@ class Evaluator:
                     continue
                 report(EvalProgress(len(run.results), run.expected, f"{system}: {question.question[:80]}"))
                 output = _safe_run(systems, system, question, filing)
-                chunk_text = _chunk_text(self.bench, systems, output)
+                chunk_text = _chunk_text(self.workspace.store, systems, output)
                 metrics = reference_metrics(question, output, chunk_text, filing.filing_id, similarity)
                 if judge is not None:
                     metrics += llm_metrics(question, output, judge)
@@ -216,7 +218,7 @@ class Evaluator:
         from core.agents.base import AgentDeps
         from core.llm import build_chat_model
 
-        settings = self.bench.settings
+        settings = self.workspace.settings
         if settings.llm_provider == "offline":
             raise EvalSetError(
                 "The LLM judge needs an LLM: configure a provider in Settings, or judge by references."
@@ -231,18 +233,19 @@ def _safe_run(systems: Systems, system: str, question: EvalQuestion, filing: Fil
         return systems.run(system, question.question, filing)
     except Exception as exc:
         log.exception("%s failed on %s", system, question.qid)
-        return SystemAnswer(system=system, error=f"{type(exc).__name__}: {exc}"[:300])  # type: ignore[arg-type]
+        error = failure_message(f"The {system} system", exc) + "."
+        return SystemAnswer(system=system, error=error)  # type: ignore[arg-type]
 
 
-def _chunk_text(bench: Workbench, systems: Systems, output: Any) -> dict[str, str]:
+def _chunk_text(store: IndexStore, systems: Systems, output: Any) -> dict[str, str]:
     ids = [c.chunk_id for c in output.citations if c.chunk_id]
     if output.system == "naive":
         return systems.naive.chunk_text(ids)
-    return {c.chunk_id: c.text for c in bench.store.catalog.get_chunks(ids)}
+    return {c.chunk_id: c.text for c in store.catalog.get_chunks(ids)}
 
 
-def _similarity(bench: Workbench) -> Callable[[str, str], float] | None:
-    embedder = bench.store.embedder
+def _similarity(store: IndexStore) -> Callable[[str, str], float] | None:
+    embedder = store.embedder
 
     def cosine(a: str, b: str) -> float:
         vectors = embedder.embed_documents([a[:2000], b[:2000]])

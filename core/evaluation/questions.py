@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.failures import WorkbenchError
 from core.models import EvalQuestion
 
 _PROJECT = Path(__file__).resolve().parents[2]
@@ -24,7 +25,7 @@ SAMPLE_FILING = "northwind_10k_fy2025.html"
 REQUIRED_COLUMNS = ("question", "answer", "filing")
 
 
-class EvalSetError(ValueError):
+class EvalSetError(WorkbenchError, ValueError):
     """A question set that cannot be used, with a reason a person understands."""
 
 

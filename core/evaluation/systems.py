@@ -14,18 +14,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from core.agents.contracts import DistilInput, FilingInfo, StepDigest
+from core.evaluation.workspace import Workspace
 from core.graph.answering import compose_answer
 from core.graph.deps import ResearchDeps, build_deps
 from core.index.vector_store import VectorStore
 from core.ingest.parse import parse_filing
 from core.ingest.validate import check_upload
 from core.models import ANCHOR_TOP_N, Chunk, EvalContext, Evidence, Filing, SystemAnswer, evidence_id
-
-if TYPE_CHECKING:
-    from core.service import Workbench
 
 NAIVE_CHUNK_CHARS = 1000
 ONE_SEARCH_TOP_N = ANCHOR_TOP_N
@@ -60,9 +57,9 @@ def naive_pieces(data: bytes, filename: str, filing_id: str, id_prefix: str) -> 
 class NaiveIndex:
     """Fixed-size page splits of each filing in their own Chroma collection, beside the product index."""
 
-    def __init__(self, bench: Workbench) -> None:
-        self.bench = bench
-        self.vectors = VectorStore(bench.settings, bench.store.embedder, kind="naive")
+    def __init__(self, workspace: Workspace) -> None:
+        self.store = workspace.store
+        self.vectors = VectorStore(workspace.settings, self.store.embedder, kind="naive")
 
     def has(self, filing_id: str) -> bool:
         return self.vectors.count([filing_id]) > 0
@@ -71,18 +68,18 @@ class NaiveIndex:
         """Index a filing's pages as 1,000-character pieces (from its stored original); returns the count."""
         if self.has(filing.filing_id):
             return self.vectors.count([filing.filing_id])
-        path = self.bench.store.original_path(filing)
+        path = self.store.original_path(filing)
         chunks = naive_pieces(
             path.read_bytes(), filing.filename, filing.filing_id, f"naive-{filing.filing_id[:16]}"
         )
         if chunks:
-            embeddings = self.bench.store.embedder.embed_documents([c.text for c in chunks])
+            embeddings = self.store.embedder.embed_documents([c.text for c in chunks])
             self.vectors.add(chunks, embeddings, with_text=True)
         return len(chunks)
 
     def search(self, question: str, filing_id: str, k: int) -> list[EvalContext]:
         """The k pieces nearest to the question in one filing."""
-        hits = self.vectors.query(self.bench.store.embedder.embed_query(question), k, filing_ids=[filing_id])
+        hits = self.vectors.query(self.store.embedder.embed_query(question), k, filing_ids=[filing_id])
         texts = self.vectors.texts([cid for cid, _ in hits])
         out = []
         for cid, _ in hits:
@@ -96,9 +93,9 @@ class NaiveIndex:
 
 @dataclass
 class Systems:
-    """Runs the systems of an evaluation over one workbench (its own data directory)."""
+    """Runs the systems of an evaluation in one workspace (its own data directory)."""
 
-    bench: Workbench
+    workspace: Workspace
     naive_k: int = 5
 
     def __post_init__(self) -> None:
@@ -108,13 +105,13 @@ class Systems:
     @property
     def naive(self) -> NaiveIndex:
         if self._naive is None:
-            self._naive = NaiveIndex(self.bench)
+            self._naive = NaiveIndex(self.workspace)
         return self._naive
 
     @property
     def deps(self) -> ResearchDeps:
         if self._deps is None:
-            self._deps = build_deps(self.bench.settings, store=self.bench.store)
+            self._deps = build_deps(self.workspace.settings, store=self.workspace.store)
         return self._deps
 
     def _filing_info(self, filing: Filing) -> FilingInfo:
@@ -149,7 +146,7 @@ class Systems:
             [self._filing_info(filing)],
             self.deps.agents,
             adeps,
-            catalog=None if chunk_text else self.bench.store.catalog,
+            catalog=None if chunk_text else self.workspace.store.catalog,
             chunk_text=chunk_text,
         )
         fallbacks = [f"{f.component} → {f.used}" for f in adeps.fallbacks]
@@ -166,7 +163,9 @@ class Systems:
             )
             steps, run_id = 1, None
         elif system == "one-search":
-            result = self.bench.retrieve(question, filing_ids=[filing.filing_id], top_n=ONE_SEARCH_TOP_N)
+            result = self.workspace.retriever.search(
+                question, filings=[filing.filing_id], top_n=ONE_SEARCH_TOP_N
+            )
             contexts = [
                 EvalContext(
                     chunk_id=s.chunk.chunk_id,
@@ -180,8 +179,8 @@ class Systems:
             answer, citations, fallbacks = self._answer_one_step(question, filing, evidence)
             steps, run_id = 1, None
         elif system == "deep":
-            record = self.bench.start_research(question, [filing.filing_id])
-            record = self.bench.approve_plan(record.run_id)
+            runner = self.workspace.runner
+            record = runner.approve_plan(runner.start(question, [filing.filing_id]).run_id)
             seen: set[str] = set()
             contexts = []
             for step in record.steps:

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from core.failures import WorkbenchError, failure_message
 from core.models import RunEvent, RunRecord
 
 log = logging.getLogger(__name__)
@@ -26,7 +27,7 @@ KEEP_FINISHED = 64
 LiveState = Literal["queued", "running", "done", "failed"]
 
 
-class RunBusy(RuntimeError):
+class RunBusy(WorkbenchError, RuntimeError):
     """An action of this run is already queued or running."""
 
 
@@ -132,10 +133,6 @@ def describe_action_failure(label: str, exc: Exception) -> str:
     from core.graph.runner import RunNotFound, RunStateError
 
     what = label.rstrip("…. ")
-    if isinstance(exc, RunNotFound):
-        return f"{what} was not possible: there is no run {exc.args[0] if exc.args else ''}.".replace(
-            " .", "."
-        )
-    if isinstance(exc, RunStateError | ValueError):
-        return f"{what} was not possible: {exc}."
-    return f"{what} failed unexpectedly ({type(exc).__name__}); the log has the details."
+    if isinstance(exc, RunNotFound | RunStateError):
+        return f"{what} was not possible: {exc.message}."
+    return f"{failure_message(what, exc)}."

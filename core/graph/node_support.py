@@ -11,22 +11,12 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.runtime import Runtime
 
 from core.agents.base import AgentDeps
+from core.failures import failure_message
 from core.graph.deps import ResearchDeps
 from core.graph.state import ResearchState
-from core.models import Plan, RunEvent, RunEventKind, StepRecord
+from core.models import GRAPH_NODES, STEP_NODES, NodeName, Plan, RunEvent, RunEventKind, StepRecord
 
 NodeFn = Callable[[ResearchState, Runtime[ResearchDeps]], dict[str, Any]]
-STEP_NODES = {
-    "rewrite_query",
-    "choose_strategy",
-    "retrieve_evidence",
-    "search_web",
-    "calculate",
-    "rerank_evidence",
-    "distil_evidence",
-    "reflect_on_step",
-    "decide_next",
-}
 
 
 class RunCancelled(Exception):
@@ -37,24 +27,12 @@ class RunCancelled(Exception):
 CANCELLED_MESSAGE = "cancelled by the analyst"
 
 
-def unexpected_failure(what: str, exc: BaseException | str) -> str:
-    """A failure the code did not expect, said in a sentence: what failed and the kind of error, never the
-    exception's text (it may hold paths or document text); the log has the traceback."""
-    if isinstance(exc, str):
-        # A checkpoint keeps a task's error as its repr, "RuntimeError('...')": keep only the type's name.
-        kind = exc.split("(", 1)[0].strip() if exc[:1].isalpha() else "error"
-        kind = kind if kind.isidentifier() else "error"
-    else:
-        kind = type(exc).__name__
-    return f"{what} failed unexpectedly ({kind}); the log has the details"
-
-
 def emit(
     runtime: Runtime[ResearchDeps],
     state: ResearchState,
     kind: RunEventKind,
     *,
-    node: str | None = None,
+    node: NodeName | None = None,
     step_index: int | None = None,
     message: str = "",
     data: dict[str, Any] | None = None,
@@ -72,46 +50,46 @@ def emit(
     )
 
 
-def instrumented(name: str) -> Callable[[NodeFn], NodeFn]:
-    """Emit node_started/node_finished (or error), and record the node's seconds for the run and step."""
+def instrumented(fn: NodeFn) -> NodeFn:
+    """A graph node, named after its function (one of GRAPH_NODES): emit node_started/node_finished (or
+    error), and record the node's seconds for the run and step."""
+    if fn.__name__ not in GRAPH_NODES:
+        raise ValueError(f"{fn.__name__} is not one of the graph's nodes (core.models.GRAPH_NODES)")
+    name: NodeName = fn.__name__  # type: ignore[assignment]  # checked above
 
-    def decorate(fn: NodeFn) -> NodeFn:
-        @functools.wraps(fn)
-        def node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
-            step = state.get("current_step") if name in STEP_NODES else None
-            emit(runtime, state, "node_started", node=name, step_index=step)
-            started = time.perf_counter()
-            if runtime.context.stop_requested():
-                emit(runtime, state, "error", node=name, step_index=step, message=CANCELLED_MESSAGE)
-                raise RunCancelled(name)
-            try:
-                update = fn(state, runtime) or {}
-            except GraphBubbleUp:
-                raise  # interrupts are control flow, not errors
-            except Exception as exc:
-                emit(
-                    runtime,
-                    state,
-                    "error",
-                    node=name,
-                    step_index=step,
-                    message=unexpected_failure(f"The {name.replace('_', ' ')} stage", exc),
-                )
-                raise
-            seconds = round(time.perf_counter() - started, 4)
-            update["timings"] = {name: seconds}
-            steps = update.get("steps")
-            if step is not None and steps and 0 <= step < len(steps):
-                timings = dict(steps[step].get("timings") or {})
-                timings[name] = round(timings.get(name, 0.0) + seconds, 4)
-                steps[step] = {**steps[step], "timings": timings}
-            emit(runtime, state, "node_finished", node=name, step_index=step, data={"seconds": seconds})
-            return update
+    @functools.wraps(fn)
+    def node(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
+        step = state.get("current_step") if name in STEP_NODES else None
+        emit(runtime, state, "node_started", node=name, step_index=step)
+        started = time.perf_counter()
+        if runtime.context.stop_requested():
+            emit(runtime, state, "error", node=name, step_index=step, message=CANCELLED_MESSAGE)
+            raise RunCancelled(name)
+        try:
+            update = fn(state, runtime) or {}
+        except GraphBubbleUp:
+            raise  # interrupts are control flow, not errors
+        except Exception as exc:
+            emit(
+                runtime,
+                state,
+                "error",
+                node=name,
+                step_index=step,
+                message=failure_message(f"The {name.replace('_', ' ')} stage", exc),
+            )
+            raise
+        seconds = round(time.perf_counter() - started, 4)
+        update["timings"] = {name: seconds}
+        steps = update.get("steps")
+        if step is not None and steps and 0 <= step < len(steps):
+            timings = dict(steps[step].get("timings") or {})
+            timings[name] = round(timings.get(name, 0.0) + seconds, 4)
+            steps[step] = {**steps[step], "timings": timings}
+        emit(runtime, state, "node_finished", node=name, step_index=step, data={"seconds": seconds})
+        return update
 
-        node.__name__ = name
-        return node
-
-    return decorate
+    return node
 
 
 def load_plan(state: ResearchState) -> Plan:
@@ -147,7 +125,7 @@ def agent_outputs(adeps: AgentDeps) -> dict[str, Any]:
 
 
 def report_fallbacks(
-    runtime: Runtime[ResearchDeps], state: ResearchState, adeps: AgentDeps, node: str
+    runtime: Runtime[ResearchDeps], state: ResearchState, adeps: AgentDeps, node: NodeName
 ) -> None:
     """A fallback event for each fallback an agent call recorded."""
     for fb in adeps.fallbacks:
@@ -163,7 +141,11 @@ def report_fallbacks(
 
 
 def steps_update(
-    runtime: Runtime[ResearchDeps], state: ResearchState, adeps: AgentDeps, node: str, steps: list[StepRecord]
+    runtime: Runtime[ResearchDeps],
+    state: ResearchState,
+    adeps: AgentDeps,
+    node: NodeName,
+    steps: list[StepRecord],
 ) -> dict[str, Any]:
     """The usual end of a step node: its fallbacks reported, then the new step records and agent outputs."""
     report_fallbacks(runtime, state, adeps, node)

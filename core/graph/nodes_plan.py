@@ -68,7 +68,7 @@ def apply_plan_edit(state: ResearchState, new_plan: Plan) -> dict[str, Any]:
     return {"plan": new.model_dump(mode="json"), "plan_history": [*history, version.model_dump(mode="json")]}
 
 
-@instrumented("plan_research")
+@instrumented
 def plan_research(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """Draft the plan (version 1, author planner)."""
     deps = runtime.context
@@ -100,7 +100,7 @@ def plan_research(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[
     }
 
 
-@instrumented("review_plan")
+@instrumented
 def review_plan(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """Pause for the analyst to approve or edit the plan (resume value: {'action': 'approve', 'plan': ...})."""
     response = interrupt(
@@ -114,7 +114,7 @@ def review_plan(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[st
     return update
 
 
-@instrumented("review_step")
+@instrumented
 def review_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """Step mode: pause after a step; the analyst may edit the remaining plan, override a strategy, or finish."""
     plan = load_plan(state)

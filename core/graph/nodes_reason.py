@@ -35,7 +35,7 @@ def _is_new(claim: str, known: list[set[str]]) -> bool:
     return all(jaccard(terms, k) < 0.55 for k in known)
 
 
-@instrumented("distil_evidence")
+@instrumented
 def distil_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """Knowledge cards from the step's evidence (calculator steps already carry their card)."""
     deps = runtime.context
@@ -60,7 +60,7 @@ def distil_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     return steps_update(runtime, state, adeps, "distil_evidence", steps)
 
 
-@instrumented("reflect_on_step")
+@instrumented
 def reflect_on_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """The step's research note: confirmed facts, open questions, conflicts."""
     deps = runtime.context
@@ -90,7 +90,7 @@ def reflect_on_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     return steps_update(runtime, state, adeps, "reflect_on_step", steps)
 
 
-@instrumented("decide_next")
+@instrumented
 def decide_next(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """Policy: continue with the next planned step or finish (plan done, max steps, diminishing returns)."""
     deps = runtime.context
@@ -170,7 +170,7 @@ def _digests(state: ResearchState) -> list[StepDigest]:
     ]
 
 
-@instrumented("write_report")
+@instrumented
 def write_report(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """The cited answer, grouped by sub-question; every citation is checked against the catalog."""
     deps = runtime.context

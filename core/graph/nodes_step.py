@@ -9,6 +9,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from core.agents.contracts import RewriteInput, SupervisorInput
+from core.failures import failure_message
 from core.graph.deps import ResearchDeps
 from core.graph.node_support import (
     agent_outputs,
@@ -20,7 +21,6 @@ from core.graph.node_support import (
     load_steps,
     report_fallbacks,
     steps_update,
-    unexpected_failure,
 )
 from core.graph.nodes_plan import filing_infos
 from core.graph.state import ResearchState
@@ -49,7 +49,7 @@ def _company(deps: ResearchDeps, state: ResearchState, filing_id: str | None) ->
     return infos[0].company if infos else None
 
 
-@instrumented("rewrite_query")
+@instrumented
 def rewrite_query(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """Start the step's record and rewrite its sub-question into a search query using earlier findings."""
     deps = runtime.context
@@ -94,7 +94,7 @@ def rewrite_query(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[
     return steps_update(runtime, state, adeps, "rewrite_query", steps)
 
 
-@instrumented("choose_strategy")
+@instrumented
 def choose_strategy(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """The supervisor picks vector/keyword/hybrid with a reason; an analyst override wins."""
     deps = runtime.context
@@ -135,7 +135,7 @@ def choose_strategy(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     return {"steps": dump_steps(steps), **agent_outputs(adeps)}
 
 
-@instrumented("retrieve_evidence")
+@instrumented
 def retrieve_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """First-stage search of the filings (k candidates, Item and filing filters) with the chosen strategy."""
     deps = runtime.context
@@ -175,7 +175,7 @@ def retrieve_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> d
         )
     except Exception as exc:  # a failed search leaves the step empty, the run goes on
         log.exception("search of step %d failed", index + 1)
-        message = unexpected_failure("The search", exc) + ", so this step has no evidence"
+        message = failure_message("The search", exc) + ", so this step has no evidence"
         rec = rec.model_copy(update={"errors": [*rec.errors, message]})
         emit(runtime, state, "error", node="retrieve_evidence", step_index=index, message=rec.errors[-1])
     steps[index] = rec
@@ -207,7 +207,7 @@ def _with_rerank_scores(candidates: list[CandidateRef], ranked: list[ScoredChunk
     return [c.model_copy(update={"scores": by_id.get(c.chunk_id, c.scores)}) for c in candidates]
 
 
-@instrumented("rerank_evidence")
+@instrumented
 def rerank_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """Rerank the candidates to top_n (cross-encoder, or the documented local scorer) and keep them as evidence."""
     deps = runtime.context
@@ -291,7 +291,7 @@ def rerank_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     return update
 
 
-@instrumented("search_web")
+@instrumented
 def search_web(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """Web search for facts outside the filings; without network the step says so and the run goes on."""
     deps = runtime.context
@@ -323,7 +323,7 @@ def search_web(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str
     return update
 
 
-@instrumented("calculate")
+@instrumented
 def calculate(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """State the figures the step asks for, computed from table rows of the pages earlier steps found and of
     the statements that report them (each input cited); otherwise growth, ratio or difference from figures

@@ -14,10 +14,11 @@ from typing import Any
 from langgraph.types import Command
 
 from core.config import Settings, run_settings
+from core.failures import WorkbenchError, failure_message
 from core.graph.builder import build_graph
 from core.graph.checkpoints import open_checkpoints
 from core.graph.deps import EventCallback, ResearchDeps
-from core.graph.node_support import CANCELLED_MESSAGE, RunCancelled, unexpected_failure
+from core.graph.node_support import CANCELLED_MESSAGE, RunCancelled
 from core.llm import engine_name
 from core.models import (
     Citation,
@@ -35,11 +36,15 @@ from core.models import (
 log = logging.getLogger(__name__)
 
 
-class RunNotFound(KeyError):
+class RunNotFound(WorkbenchError, KeyError):
     """No checkpoint exists for this run id."""
 
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"there is no run {run_id}")
+        self.run_id = run_id
 
-class RunStateError(RuntimeError):
+
+class RunStateError(WorkbenchError, RuntimeError):
     """The run is not in a state that allows this action (e.g. approving a plan twice)."""
 
 
@@ -96,9 +101,7 @@ class ResearchRunner:
             log.info("research run %s cancelled", run_id)
         except Exception as exc:
             log.exception("research run %s failed", run_id)
-            deps.emit(
-                RunEvent(run_id=run_id, kind="error", message=unexpected_failure("The research run", exc))
-            )
+            deps.emit(RunEvent(run_id=run_id, kind="error", message=failure_message("The research run", exc)))
         finally:
             with self._lock:
                 self._cancel_requested.discard(run_id)  # a cancel ends with the action it stopped
@@ -278,7 +281,7 @@ def _status(snapshot: Any) -> tuple[str, dict | None, str | None]:
     if failed:
         # The task's error is the exception LangGraph caught; the runner logged its traceback.
         what = f"The {str(failed[0].name).replace('_', ' ')} stage"
-        return "failed", None, unexpected_failure(what, failed[0].error)
+        return "failed", None, failure_message(what, failed[0].error)
     if not snapshot.next:
         return ("finished" if snapshot.values.get("answer") is not None else "failed"), None, None
     return "running", None, None

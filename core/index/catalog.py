@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-from core.models import Chunk, Fact, Filing
+from core.models import Chunk, Fact, Filing, SectionSummary, section_rank
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS filings (
@@ -146,6 +146,28 @@ class Catalog:
         else:
             rows = self._query("SELECT record FROM chunks ORDER BY filing_id, chunk_index")
         return [Chunk.model_validate_json(r[0]) for r in rows]
+
+    def section_summaries(self, filing_id: str, preview: Callable[[str], str]) -> list[SectionSummary]:
+        """A filing's sections in filing order, with chunk counts, page range and a preview (`preview` of the
+        section's first passage)."""
+        filing = self.get_filing(filing_id)
+        by_section: dict[str, list[Chunk]] = {}
+        for chunk in self.list_chunks(filing_id):
+            by_section.setdefault(chunk.section, []).append(chunk)
+        summaries = []
+        for name, chunks in by_section.items():
+            title = chunks[0].section_title or (filing.section_titles.get(name, "") if filing else "")
+            summaries.append(
+                SectionSummary(
+                    section=name,
+                    title=title,
+                    chunks=len(chunks),
+                    first_page=min(c.page for c in chunks),
+                    last_page=max(c.page for c in chunks),
+                    preview=preview(chunks[0].text),
+                )
+            )
+        return sorted(summaries, key=lambda s: (section_rank(s.section), s.first_page))
 
     def page_chunks(self, filing_id: str, page: int) -> list[Chunk]:
         """The chunks of one page of a filing, in filing order."""

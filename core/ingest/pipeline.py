@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.failures import failure_message
 from core.finance.facts import read_facts
 from core.index.embedding_cache import CacheStats
 from core.index.store import FilingAlreadyIngested, IndexStore
@@ -89,11 +90,9 @@ class _Progress:
             )
         return IngestResult(filename=self.filename, ok=False, error=message, stage_seconds=self.stage_seconds)
 
-    def crashed(self, exc: Exception, what: str = "ingest") -> IngestResult:
-        log.exception("%s of %r failed at stage %s", what, self.filename, self.stage)
-        return self.failed(
-            f"Could not {what} this file ({self.stage} failed: {type(exc).__name__}). Details are in the log."
-        )
+    def crashed(self, exc: Exception, what: str = "ingesting") -> IngestResult:
+        log.exception("%s %r failed at stage %s", what, self.filename, self.stage)
+        return self.failed(failure_message(f"The {self.stage} stage of {what} this file", exc) + ".")
 
 
 @dataclass
@@ -224,7 +223,7 @@ def ingest_file(
         progress.end()
         return _finish(store, progress, prepared)
     except IngestError as exc:
-        return progress.failed(str(exc))
+        return progress.failed(exc.message)
     except Exception as exc:  # noqa: BLE001 - any failure becomes a readable result; details go to the log
         return progress.crashed(exc)
 
@@ -265,6 +264,6 @@ def reindex_filing(
         progress.end()
         return _finish(store, progress, prepared)
     except IngestError as exc:
-        return progress.failed(str(exc))
+        return progress.failed(exc.message)
     except Exception as exc:  # noqa: BLE001 - as in ingest_file
-        return progress.crashed(exc, what="re-index")
+        return progress.crashed(exc, what="re-indexing")

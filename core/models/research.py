@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -155,6 +155,30 @@ class Fallback(BaseModel):
         "once, rather than a configured component that failed.",
     )
 
+
+#: The research graph's nodes, each a function of that name in core/graph, in the order a run meets them: the
+#: plan and its review, then per step the rewrite, the tool's nodes (strategy, retrieval and rerank for a
+#: filing search; web search; calculation), distilling, reflection and the decision, then the report.
+NodeName = Literal[
+    "plan_research",
+    "review_plan",
+    "rewrite_query",
+    "choose_strategy",
+    "retrieve_evidence",
+    "rerank_evidence",
+    "search_web",
+    "calculate",
+    "distil_evidence",
+    "reflect_on_step",
+    "decide_next",
+    "review_step",
+    "write_report",
+]
+GRAPH_NODES: tuple[NodeName, ...] = get_args(NodeName)
+#: The nodes that run inside a plan step: their events and timings carry the step's index.
+STEP_NODES: frozenset[NodeName] = frozenset(
+    GRAPH_NODES[GRAPH_NODES.index("rewrite_query") : GRAPH_NODES.index("decide_next") + 1]
+)
 
 RunEventKind = Literal[
     "node_started",

@@ -6,23 +6,22 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.config import ServiceUnavailable, Settings, save_settings
+from core.failures import WorkbenchError, failure_message
 from core.graph.background import BackgroundRuns, LiveRun, RunBusy
 from core.graph.deps import EventCallback, build_deps
 from core.graph.plan_diff import diff_plans
-from core.graph.runner import ResearchRunner, RunNotFound
+from core.graph.runner import ResearchRunner, RunNotFound, RunStateError
 from core.index.store import IndexStore
 from core.ingest.pipeline import INDEX_VERSION, ProgressCallback, ingest_file, reindex_filing
+from core.llm import check_connection
 from core.models import (
     Chunk,
     Citation,
-    EvalConfig,
-    EvalRun,
     Filing,
     IngestResult,
     Plan,
@@ -30,17 +29,11 @@ from core.models import (
     RunSummary,
     SearchResult,
     SectionSummary,
-    section_rank,
 )
+from core.report.cited_passage import CitedPassage, locate_citation
 from core.report.labels import clip
-from core.report.page_highlight import PageHighlight, highlight_quote
 from core.retrieval.retriever import Retriever, StrategyChoice
-
-if TYPE_CHECKING:
-    from core.evaluation.harness import EvalProgress, Evaluator
-    from core.evaluation.questions import QuestionSet
-
-    EvalProgressFn = Callable[[EvalProgress], None]
+from core.service.evaluation import EvaluationMethods
 
 log = logging.getLogger(__name__)
 
@@ -49,31 +42,24 @@ log = logging.getLogger(__name__)
 SAMPLE_FILING = Path(__file__).resolve().parents[2] / "sample_docs" / "northwind_10k_fy2025.html"
 
 
-@dataclass(slots=True)
-class CitedPassage:
-    """A cited passage in its filing: the passage, the quote, and (for a PDF) its page with the quote marked."""
-
-    filing: Filing
-    chunk: Chunk | None  # the indexed passage holding the quote (None if re-indexing changed it since)
-    quote: str
-    page: PageHighlight | None = None
-    page_problem: str | None = None  # why a PDF page is not shown, in a sentence
-
-
-# What pages catch from this API, re-exported so they need not import the graph package.
+# What pages catch from this API (every error it raises on purpose is a WorkbenchError, with a message a
+# person may be shown) and how they say a failure, re-exported so they need not import the packages below.
 __all__ = [
     "SAMPLE_FILING",
     "CitedPassage",
     "LiveRun",
     "RunBusy",
     "RunNotFound",
+    "RunStateError",
     "ServiceUnavailable",
     "Workbench",
+    "WorkbenchError",
+    "failure_message",
     "get_workbench",
 ]
 
 
-class Workbench:
+class Workbench(EvaluationMethods):
     """Library, retrieval and research operations over one data directory."""
 
     def __init__(self, settings: Settings) -> None:
@@ -134,48 +120,12 @@ class Workbench:
 
     def sections(self, filing_id: str) -> list[SectionSummary]:
         """A filing's sections in filing order, with chunk counts, page range and a preview."""
-        filing = self.filing(filing_id)
-        by_section: dict[str, list[Chunk]] = {}
-        for chunk in self.chunks(filing_id):
-            by_section.setdefault(chunk.section, []).append(chunk)
-        summaries = []
-        for name, chunks in by_section.items():
-            title = chunks[0].section_title or (filing.section_titles.get(name, "") if filing else "")
-            summaries.append(
-                SectionSummary(
-                    section=name,
-                    title=title,
-                    chunks=len(chunks),
-                    first_page=min(c.page for c in chunks),
-                    last_page=max(c.page for c in chunks),
-                    preview=clip(chunks[0].text, 400),
-                )
-            )
-        return sorted(summaries, key=lambda s: (section_rank(s.section), s.first_page))
+        return self.store.catalog.section_summaries(filing_id, preview=lambda text: clip(text, 400))
 
     def cited_passage(self, citation: Citation) -> CitedPassage | None:
-        """Where a citation's quote is printed: for a PDF filing its page rendered with the quote highlighted,
-        for every filing the passage that holds it (None when the filing was re-indexed since and the passage
-        changed). None for a web source or a filing no longer in the library."""
-        filing = self.filing(citation.filing_id) if citation.filing_id else None
-        if filing is None:
-            return None
-        chunks = self.store.catalog.get_chunks([citation.chunk_id]) if citation.chunk_id else []
-        chunk = chunks[0] if chunks and citation.quote in chunks[0].text else None
-        passage = CitedPassage(filing=filing, chunk=chunk, quote=citation.quote)
-        page_number = citation.page or (chunk.page if chunk else None)
-        if filing.source_type != "pdf" or page_number is None:
-            return passage
-        try:
-            passage.page = highlight_quote(
-                self.store.original_path(filing).read_bytes(), page_number, citation.quote
-            )
-        except Exception as exc:  # noqa: BLE001 - the passage is still shown, with the reason
-            log.warning("rendering page %s of %s failed: %r", page_number, filing.filing_id, exc)
-            passage.page_problem = (
-                f"The page could not be rendered ({type(exc).__name__}); the passage is shown instead."
-            )
-        return passage
+        """Where a citation's quote is printed: the passage that holds it, and for a PDF its page with the quote
+        highlighted (None for a web source or a filing no longer in the library)."""
+        return locate_citation(self.store, citation)
 
     def delete_filing(self, filing_id: str) -> bool:
         return self.store.delete_filing(filing_id)
@@ -321,63 +271,11 @@ class Workbench:
     def list_runs(self) -> list[RunSummary]:
         return self.runner.list_runs()
 
-    # --- Evaluation --------------------------------------------------------------------------
+    # --- Evaluation (the methods are in core/service/evaluation.py) ---------------------------------
 
-    def evaluator(self, data_dir: Path | None = None) -> Evaluator:
-        """Evaluations in their own workspace (default: <data dir>/evaluation), apart from the library;
-        filings of an uploaded question set are taken from this library by file name."""
-        from core.evaluation.harness import Evaluator
-
-        workspace = data_dir or self.settings.data_dir / "evaluation"
-        bench = get_workbench(self.settings.model_copy(update={"data_dir": workspace}))
-        return Evaluator(bench, library=self)
-
-    def question_set(
-        self, name: str, *, data: bytes | None = None, filename: str | None = None
-    ) -> QuestionSet:
-        """FinanceBench, the sample set, a CSV/JSONL path, or an uploaded file's bytes."""
-        from core.evaluation.questions import load_set, load_user_set
-
-        if data is not None:
-            return load_user_set(data, filename or name)
-        return load_set(name, self.settings.financebench_dir)
-
-    def run_evaluation(
-        self,
-        qset: QuestionSet,
-        config: EvalConfig,
-        on_progress: EvalProgressFn | None = None,
-        data_dir: Path | None = None,
-    ) -> EvalRun:
-        """Run every chosen system on every question and score it; results are stored as they come."""
-        return self.evaluator(data_dir).start(qset, config, on_progress)
-
-    def resume_evaluation(
-        self, eval_id: str, on_progress: EvalProgressFn | None = None, data_dir: Path | None = None
-    ) -> EvalRun:
-        """Finish an interrupted evaluation (the pairs already scored are kept)."""
-        evaluator = self.evaluator(data_dir)
-        run = evaluator.store.load(eval_id)
-        qset = None
-        if run.config.set_name in ("financebench", "sample"):
-            qset = self.question_set(run.config.set_name)
-        elif run.config.set_path:
-            qset = self.question_set(run.config.set_path)
-        return evaluator.resume(eval_id, qset, on_progress)
-
-    def evaluations(self, data_dir: Path | None = None) -> list[EvalRun]:
-        """Stored evaluations, newest first."""
-        return self.evaluator(data_dir).store.list()
-
-    def evaluation(self, eval_id: str, data_dir: Path | None = None) -> EvalRun:
-        return self.evaluator(data_dir).store.load(eval_id)
-
-    @staticmethod
-    def evaluation_summary(run: EvalRun) -> dict:
-        """Means per system and metric, overall and per question type."""
-        from core.evaluation.harness import summarise
-
-        return summarise(run)
+    def evaluation_workspace(self, data_dir: Path) -> Workbench:
+        """The workbench of the data directory evaluations run in (these settings, that directory)."""
+        return get_workbench(self.settings.model_copy(update={"data_dir": data_dir}))
 
     # --- Settings ----------------------------------------------------------------------------
 
@@ -398,26 +296,12 @@ class Workbench:
         save_settings(settings)
         self.apply_settings(settings)
 
-    # --- LLM connection check (added for the Settings page) ------------------------------------
+    # --- LLM connection check (the Settings page) ---------------------------------------------
 
-    def test_llm_connection(self, settings: Settings, timeout_s: float = 10.0) -> tuple[bool, str]:
+    @staticmethod
+    def test_llm_connection(settings: Settings, timeout_s: float = 10.0) -> tuple[bool, str]:
         """One tiny chat call with `settings` (not yet applied); (ok, a message a person understands)."""
-        if settings.llm_provider == "offline":
-            return True, "The offline engine runs locally and needs no connection."
-        from core.llm import build_chat_model
-
-        quick = settings.model_copy(update={"llm_timeout_s": timeout_s, "llm_max_retries": 0})
-        where = settings.llm_base_url or "the OpenAI API"
-        try:
-            reply = build_chat_model(quick, cache=False).invoke("Reply with the single word OK.")
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a readable message
-            log.warning("LLM connection test to %s failed: %s", where, type(exc).__name__)
-            return False, _connection_problem(exc, where, settings.llm_model, timeout_s)
-        text = str(getattr(reply, "content", "") or "").strip()
-        return (
-            True,
-            f"Connected to {where}: model {settings.llm_model} answered ({text[:40] or 'empty reply'}).",
-        )
+        return check_connection(settings, timeout_s)
 
 
 _WORKBENCHES: dict[tuple, Workbench] = {}
@@ -434,22 +318,3 @@ def get_workbench(settings: Settings) -> Workbench:
         elif bench.settings != settings:
             bench.apply_settings(settings)
         return bench
-
-
-def _connection_problem(exc: Exception, where: str, model: str, timeout_s: float) -> str:
-    """Plain-words reason for a failed LLM call (openai exception classes matched by name)."""
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    if "APITimeoutError" in names or "TimeoutError" in names:
-        return f"No answer from {where} within {timeout_s:g} s. Check that the server is running and not overloaded."
-    if "APIConnectionError" in names or "ConnectError" in names:
-        return f"Cannot reach {where}. Check the base URL (including http:// and the port) and that the server runs."
-    if "AuthenticationError" in names or "PermissionDeniedError" in names:
-        return f"{where} refused the API key. Paste a valid key (or check that this key may use the model)."
-    if "NotFoundError" in names:
-        return (
-            f"{where} does not know model {model!r} or the URL path is wrong "
-            "(OpenAI-compatible servers usually need the base URL to end in /v1)."
-        )
-    if "RateLimitError" in names:
-        return f"{where} answered but is rate-limiting or out of quota. Try again later or check the account."
-    return f"The call to {where} failed ({type(exc).__name__}). Details are in the server log."

@@ -46,9 +46,9 @@ def test_sample_evaluation_survives_a_crash_and_compares_three_systems(bench):
     assert run.finished and len(run.results) == 12 == run.expected
     assert len({(r.qid, r.system) for r in run.results}) == 12  # nothing ran twice
     # The sample filing was ingested into the evaluation workspace, not into the library.
-    assert bench.filings() == [] and [f.filename for f in bench.evaluator().bench.filings()] == [
-        "northwind_10k_fy2025.html"
-    ]
+    assert bench.filings() == [] and [
+        f.filename for f in bench.evaluator().workspace.store.catalog.list_filings()
+    ] == ["northwind_10k_fy2025.html"]
     for result in run.results:
         assert result.output.error is None, result.output.error
         names = {(m.name, m.variant) for m in result.metrics}

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from core.models import NodeName
+from core.service import RunBusy, RunNotFound, RunStateError, WorkbenchError, failure_message
 from core.service.display import escape_markdown
 
 log = logging.getLogger(__name__)
@@ -25,8 +27,8 @@ STATUS_BADGES: dict[str, tuple[str, str, str]] = {
     "live": ("Running now", "blue", ":material/progress_activity:"),
 }
 
-#: Graph node -> what the analyst sees while it runs.
-NODE_LABELS: dict[str, str] = {
+#: Graph node (every one of core.models.GRAPH_NODES; a test checks) -> what the analyst sees while it runs.
+NODE_LABELS: dict[NodeName, str] = {
     "plan_research": "Planning the research",
     "review_plan": "Plan review",
     "rewrite_query": "Rewriting the query",
@@ -63,23 +65,23 @@ def engine_label(engine: str) -> str:
 
 
 def error_text(action: str, exc: Exception) -> str:
-    """Log the details; return, in plain words, what failed and what to do (Markdown-escaped)."""
+    """Log the details; return, in plain words, what failed and what to do (Markdown-escaped). The exception's
+    text is shown only when the workbench raised it on purpose (a WorkbenchError) and wrote it for a person."""
     log.error("%s failed", action, exc_info=exc)
-    name = type(exc).__name__
-    detail = escape_markdown(str(exc))
-    if name == "RunNotFound":
-        return f"{action}: this run no longer exists in the data directory. Start a new question."
-    if name == "RunBusy":
-        return f"{action}: the run is already working. Wait for it to finish, or cancel it."
-    if name == "RunStateError":
-        return (
-            f"{action}: the run has moved on since this page was drawn ({detail}). The page now shows its "
+    if isinstance(exc, RunNotFound):
+        text = f"{action}: this run no longer exists in the data directory. Start a new question."
+    elif isinstance(exc, RunBusy):
+        text = f"{action}: the run is already working. Wait for it to finish, or cancel it."
+    elif isinstance(exc, RunStateError):
+        text = (
+            f"{action}: the run has moved on since this page was drawn ({exc.message}). The page now shows its "
             "current state; try again from there."
         )
-    return (
-        f"{action} did not complete: {name}: {detail}. Details are in the server log; check the "
-        "Settings page (model, LLM server) and try again."
-    )
+    elif isinstance(exc, WorkbenchError):
+        text = failure_message(action, exc) + "."
+    else:
+        text = failure_message(action, exc) + ". Check the Settings page (model, LLM server) and try again."
+    return escape_markdown(text)
 
 
 def show_error(action: str, exc: Exception) -> None:

@@ -10,7 +10,7 @@ import plotly.express as px
 import streamlit as st
 
 from core.models import EvalResult, EvalRun
-from core.service.display import KEY_METRICS
+from core.service.display import KEY_METRICS, escape_markdown
 
 
 def _pct(value: float | None) -> float | None:
@@ -137,7 +137,7 @@ def show_question(run: EvalRun, qid: str, answer_html: Any) -> None:
                 + f" · {r.output.steps} step(s), {r.output.seconds:.1f} s"
             )
             if r.output.error:
-                st.error(f"This system failed on the question: {r.output.error[:200]}")
+                st.error(escape_markdown(r.output.error[:300]))
             pages = sorted({c.page for c in r.output.contexts if c.page is not None})
             st.caption("Evidence pages: " + (", ".join(map(str, pages)) or "none"))
             st.html(f'<div class="wb-report">{answer_html(r.output.answer)}</div>')

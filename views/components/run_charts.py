@@ -7,6 +7,7 @@ import logging
 import streamlit as st
 
 from core.models import RunRecord
+from core.service import failure_message
 from core.service.display import (
     evidence_coverage_figure,
     node_timing_figure,
@@ -35,7 +36,7 @@ def run_graph(record: RunRecord) -> None:
     except Exception as exc:
         log.exception("evidence graph of run %s failed", record.run_id)
         st.error(
-            f"The evidence graph could not be drawn ({type(exc).__name__}). The steps and answer are unaffected."
+            failure_message("Drawing the evidence graph", exc) + ". The steps and answer are unaffected."
         )
         return
     # st.iframe replaces the deprecated components.v1.html; the page is ours (escaped text, strict CSP).

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.models import RunEvent
+from core.models import NodeName, RunEvent
 from core.service.display import escape_markdown
 from views.components.display import NODE_LABELS
 
-_LOGGED_NODES = {
-    "plan_research",
-    "rewrite_query",
-    "retrieve_evidence",
-    "search_web",
-    "calculate",
-    "distil_evidence",
-    "reflect_on_step",
-    "write_report",
-}
+#: The nodes whose end gets a line of its own (the others are quick or are reviews).
+LOGGED_NODES: frozenset[NodeName] = frozenset(
+    {
+        "plan_research",
+        "rewrite_query",
+        "retrieve_evidence",
+        "search_web",
+        "calculate",
+        "distil_evidence",
+        "reflect_on_step",
+        "write_report",
+    }
+)
 
 
 def step_prefix(event: RunEvent) -> str:
@@ -54,7 +57,7 @@ class RunProgress:
         message = escape_markdown(event.message)
         if event.kind == "node_started" and label:
             self.box.update(label=f"{where}{label}…", expanded=True, state="running")
-        elif event.kind == "node_finished" and event.node in _LOGGED_NODES:
+        elif event.kind == "node_finished" and event.node in LOGGED_NODES:
             seconds = event.data.get("seconds")
             took = f" ({seconds:.1f} s)" if isinstance(seconds, (int, float)) else ""
             self.lines.markdown(f":material/check: {where}{label}{took}")
