@@ -6,21 +6,12 @@ from __future__ import annotations
 import re
 
 from core.agents.contracts import FilingInfo
-from core.finance.question import IMPERATIVE_RE, PRONOUN_RE, QUESTION_WORDS, TIME_SENSITIVE_RE
+from core.finance.question import IMPERATIVE_RE, PRONOUN_RE, QUESTION_WORDS, TIME_SENSITIVE_RE, clause_texts
 from core.finance.vocabulary import item_for, search_terms_for
 from core.retrieval.routing import mentions_company
 from core.text.periods import fiscal_years
 from core.text.tokens import FRAMING_WORDS, STOPWORDS
 
-_PREAMBLE_RE = re.compile(
-    r"^\s*(?:from|in|according to|based on|using|per)\s+[^,?]{0,80}?(?:10-?k|filing|annual report|report)\b[^,?]*,\s*",
-    re.I,
-)
-_SPLIT_RE = re.compile(
-    rf";|\?\s+|\.\s+(?=[A-Z])|\bthen\b|,\s*(?:and\s+)?(?=(?:{QUESTION_WORDS})\b)|\s+and\s+(?=(?:{QUESTION_WORDS})\b)",
-    re.I,
-)
-_LEADING_JUNK_RE = re.compile(r"^(?:\s|,|and\b|then\b|also\b|finally\b|next\b|first\b|second\b)+", re.I)
 _COORD_RE = re.compile(
     r"\b(?!(?:its|their|the|our|his|her|a|an)\b)([\w&.-]+(?: [A-Z][\w&.-]*)?) and ([\w&.-]+(?: [A-Z][\w&.-]*)?) "
     r"(results|revenues?|expenses|costs|segments|margins|risks|sales|businesses|performance)\b"
@@ -129,8 +120,7 @@ def _merge_dangling(clauses: list[str]) -> list[str]:
 
 def split_clauses(question: str) -> list[str]:
     """The question's clauses: split on ';', '?', 'then', and ', and how/what/...'; preamble dropped."""
-    body = _PREAMBLE_RE.sub("", question.strip())
-    parts = [_LEADING_JUNK_RE.sub("", p or "").strip(" ,.?!") for p in _SPLIT_RE.split(body)]
+    parts = clause_texts(question)
     clauses = [
         p
         for p in parts

@@ -85,10 +85,13 @@ def _without_company(text: str, company: str) -> str:
 
 
 def _asks_for_figures(clause: str) -> bool:
+    """True when the clause asks only for figures the vocabulary knows (a figure in other words may be stated
+    in prose, "how many employees": its passages are searched too)."""
     try:
-        return bool(figure_requests(clause, None))
+        requests = figure_requests(clause, None)
     except FormulaError:
         return False
+    return bool(requests) and all(r.line_items or r.defined_in_question for r in requests)
 
 
 def _short_name(filing: FilingInfo) -> str:

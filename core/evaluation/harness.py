@@ -15,7 +15,7 @@ from typing import Any
 
 from core.evaluation.judge import llm_metrics
 from core.evaluation.metrics import TABLE_METRICS, reference_metrics
-from core.evaluation.questions import EvalSetError, QuestionSet
+from core.evaluation.questions import EvalSetError, QuestionSet, shared_document
 from core.evaluation.systems import Systems
 from core.evaluation.workspace import Library, Workspace
 from core.failures import failure_message
@@ -145,7 +145,8 @@ class Evaluator:
                 if filing.filename.lower() == name.lower():
                     path = library.original_path(filing)
                     return path.read_bytes() if path.exists() else None
-        return None
+        shared = shared_document(name)
+        return shared.read_bytes() if shared is not None else None
 
     # --- runs ---------------------------------------------------------------------------------
 

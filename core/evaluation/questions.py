@@ -21,12 +21,26 @@ _PROJECT = Path(__file__).resolve().parents[2]
 SAMPLE_SET = _PROJECT / "sample_docs" / "questions.json"
 #: Where FinanceBench is looked for when no folder is configured: beside the project.
 DEFAULT_FINANCEBENCH = _PROJECT.parent / "shared" / "data" / "financebench"
+#: Where the public filings beside the project are looked for when a question set names a filing that is
+#: neither next to the set nor in the library (the question sets under assets/questions use them).
+SHARED_DOCUMENTS = [
+    _PROJECT.parent / "shared" / "data" / folder
+    for folder in ("filings", "financebench/pdfs", "docugami_sec10q/docs")
+]
 SAMPLE_FILING = "northwind_10k_fy2025.html"
 REQUIRED_COLUMNS = ("question", "answer", "filing")
 
 
 class EvalSetError(WorkbenchError, ValueError):
     """A question set that cannot be used, with a reason a person understands."""
+
+
+def shared_document(name: str) -> Path | None:
+    """The path of a public filing beside the project with this file name, if there is one."""
+    for folder in SHARED_DOCUMENTS:
+        if (folder / name).is_file():
+            return folder / name
+    return None
 
 
 @dataclass

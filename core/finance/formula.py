@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.finance.arithmetic import CalculationError, apply
-from core.finance.vocabulary import LineItem, line_item_for, line_item_mentions, qualifier_before
+from core.finance.vocabulary import LineItem, line_item_mentions, line_item_named, qualifier_before
 from core.text.periods import YEAR
 
 # --- operands and expressions -----------------------------------------------------------------
@@ -108,7 +108,7 @@ def parse_operand(phrase: str) -> Operand:
         years = ("prior year", "year")
     mentions = line_item_mentions(text)
     qualifier = qualifier_before(text, mentions[0][0]) if mentions else None
-    return Operand(text, line_item_for(text), years, mode, qualifier)
+    return Operand(text, line_item_named(text), years, mode, qualifier)
 
 
 def _tokenise(formula: str) -> list[str]:

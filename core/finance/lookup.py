@@ -61,10 +61,18 @@ def row_score(operand: Operand, row: FigureRow) -> float | None:
     return 5.0 * match if match >= 0.5 else None
 
 
-def make_lookup(rows: Sequence[SourcedRow]) -> Lookup:
-    """A lookup that picks, for an operand and year, the best-labelled row with a value in that year."""
+def make_lookup(rows: Sequence[SourcedRow], facts: Lookup | None = None) -> Lookup:
+    """A lookup that picks, for an operand and year, the best-labelled row with a value in that year among
+    `rows` (the pages the research read); a line item they do not hold, or a phrase the lexicon does not know,
+    is looked up among the filing's facts by meaning (`facts`). Found.source is the cited passage (it has
+    `chunk` and `quote`)."""
 
     def lookup(operand: Operand, year: int) -> Found | None:
+        if operand.item is None and not operand.qualifier and facts is not None:
+            return facts(operand, year) or from_rows(operand, year)
+        return from_rows(operand, year) or (facts(operand, year) if facts is not None else None)
+
+    def from_rows(operand: Operand, year: int) -> Found | None:
         best: tuple[float, SourcedRow, float] | None = None
         for sourced in rows:
             figure = sourced.row.value_for(year)
@@ -88,7 +96,7 @@ def make_lookup(rows: Sequence[SourcedRow]) -> Lookup:
             value=value,
             label=sourced.row.label,
             year=year,
-            source=sourced,
+            source=sourced.source,
             scale=sourced.row.scale,
             percent=bool(figure and figure.is_percent),
         )

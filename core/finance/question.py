@@ -101,6 +101,24 @@ IMPERATIVE_RE = re.compile(
 )
 
 
+_PREAMBLE_RE = re.compile(
+    r"^\s*(?:from|in|according to|based on|using|per)\s+[^,?]{0,80}?(?:10-?k|filing|annual report|report)\b[^,?]*,\s*",
+    re.I,
+)
+_SPLIT_RE = re.compile(
+    rf";|\?\s+|\.\s+(?=[A-Z])|\bthen\b|,\s*(?:and\s+)?(?=(?:{QUESTION_WORDS})\b)|\s+and\s+(?=(?:{QUESTION_WORDS})\b)",
+    re.I,
+)
+_LEADING_JUNK_RE = re.compile(r"^(?:\s|,|and\b|then\b|also\b|finally\b|next\b|first\b|second\b)+", re.I)
+
+
+def clause_texts(question: str) -> list[str]:
+    """The question's clauses as written: split on ';', '?', 'then', and ', and how/what/…'; a preamble
+    naming the filing ("From the 10-K, …") dropped."""
+    body = _PREAMBLE_RE.sub("", question.strip())
+    return [_LEADING_JUNK_RE.sub("", p or "").strip(" ,.?!") for p in _SPLIT_RE.split(body)]
+
+
 def asks_for_change(text: str) -> bool:
     """True when the wording compares periods ("improving", "change", "year-over-year", "compared with")."""
     return bool(CHANGE_RE.search(text) or _COMPARE_RE.search(text))
@@ -294,3 +312,66 @@ NON_ENTITY_CAPS: frozenset[str] = _words(
     describe explain summarize summarise identify find show tell assess evaluate discuss analyze analyse
     """
 )
+
+
+# --- the figure a question asks for ------------------------------------------------------------
+
+#: Words that frame a figure question without naming the figure ("how much did the company have at the
+#: end of fiscal 2023"): removed to leave the figure's own words. Verbs that change what the figure is
+#: ("paid", "burned", "received") are kept.
+_SCAFFOLD_RE = re.compile(
+    r"\b(?:how much|how many|how big|how large|what|which|who|give|state|show|tell me|compare"
+    r"|(?:did|does|do|has|have|had|was|were|is|are|will|would|could|can)(?:n't)?"
+    r"|the company(?:'s)?|its|their|the|a|an|actually|approximately|roughly|about|total(?:ed)?"
+    r"|report(?:ed|s)?|record(?:ed|s)?|disclos(?:e|ed|es)|show(?:ed|n|s)?|book(?:ed|s)?|carry|carrying"
+    r"|amount|figure|value|level|number|balance|spend|spent|spending|expenses?"
+    r"|(?:in|for|during|over|at|as of|by|on|of|through)?\s*(?:the\s+)?(?:end of\s+)?(?:the\s+)?"
+    r"(?:fiscal\s+)?(?:year|quarter|period)(?:[- ]end(?:ed|ing)?)?(?:\s+ended)?"
+    r"|(?:at|by|as of)\s+(?:the\s+)?(?:end|close|start|beginning)(?:\s+of)?"
+    r"|(?:for\s+|in\s+)?(?:the\s+)?(?:three|six|nine|twelve|3|6|9|12)[- ]months?(?:\s+(?:ended|ending))?"
+    r"|(?:in|for|during|at|as of|of|on|by)\s*$)\b",
+    re.I,
+)
+_UNIT_WORDS_RE = re.compile(
+    r"\(?\b(?:in\s+)?(?:usd|us\$|\$|dollars)?\s*(?:thousands|millions|billions)\b\)?", re.I
+)
+_DATE_RE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}\b"
+    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b",
+    re.I,
+)
+
+
+def figure_words(text: str) -> str:
+    """The words of `text` that name a figure, its framing removed: "How big is the company's deferred
+    revenue balance at the end of fiscal 2023?" -> "deferred revenue"."""
+    from core.text.periods import find_time_expressions  # the periods reader, at the same layer
+
+    text = _DATE_RE.sub(" ", text)
+    expressions, _ = find_time_expressions(text)
+    for expression in sorted(expressions, key=len, reverse=True):
+        text = text.replace(expression, " ")
+    text = _UNIT_WORDS_RE.sub(" ", text)
+    # Where the figure is printed is not what it is: "goodwill on the balance sheet".
+    text = re.sub(
+        rf"\b(?:on|in|from|of|per)?\s*(?:the\s+)?(?:{STATEMENT_NAME_RE.pattern})", " ", text, flags=re.I
+    )
+    text = re.sub(r"[?!.;:()\"“”]", " ", text)
+    previous = None
+    while previous != text:  # framing words uncover others once removed ("at the end of the year")
+        previous = text
+        text = _SCAFFOLD_RE.sub(" ", " ".join(text.split()))
+    words = text.replace(",", " ").split()
+    # A preposition left next to another by the removals ("equivalents on at") belongs to nothing.
+    ends = {"in", "for", "of", "on", "at", "to", "and", "or", "by", "from", "with", "into"}
+    words = [
+        w
+        for k, w in enumerate(words)
+        if not (w.lower() in ends and k + 1 < len(words) and words[k + 1].lower() in ends)
+    ]
+    # Keep inner connectives ("cost of revenue", "research and development"): trim only the ends.
+    while words and words[0].lower() in ends:
+        words = words[1:]
+    while words and words[-1].lower() in ends:
+        words = words[:-1]
+    return " ".join(words).strip("'’")

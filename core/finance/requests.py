@@ -17,25 +17,33 @@ from core.finance.question import (
     JUDGEMENT_RE,
     PART_OF_COMPANY_RE,
     PERCENT_RE,
+    QUESTION_WORDS,
     RANKING_RE,
     asks_did,
     asks_for_change,
     asks_why,
     asks_yes_no,
+    clause_texts,
     direction,
+    figure_words,
     sign_words,
     unit_asked,
 )
 from core.finance.vocabulary import (
     LINE_ITEM_BY_KEY,
     METRICS,
+    NEUTRAL_WORDS,
     LineItem,
     line_item_mentions,
+    line_item_named,
+    line_items_in,
     metric_mentions,
     metrics_in,
     qualifier_before,
+    words_beyond,
 )
 from core.text.periods import fiscal_years
+from core.text.tokens import content_terms
 
 _GROWTH_RE = re.compile(r"\b(growth|growing|grow|grew)\b", re.I)
 _SHARE_OF_RE = re.compile(
@@ -43,6 +51,7 @@ _SHARE_OF_RE = re.compile(
     r"(?P<b>(?:total |net )?[\w&'’ -]{2,40})",
     re.I,
 )
+_ITEM_MARGIN_RE = re.compile(r"(?P<a>[\w&'’ -]{2,40}?)\s*%?\s*margins?\b", re.I)
 _INTENSITY_RE = re.compile(r"(?P<a>[\w&'’ -]{2,40}?)\s+intensity\b", re.I)
 
 
@@ -150,6 +159,143 @@ def _asks_whether_cash_was_spent(question: str) -> bool:
     )
 
 
+#: What a figure phrase may be left with that names no figure: a change, a size, a side of a balance sheet.
+_NOT_A_FIGURE = set(
+    content_terms(
+        "grow growth grew change changed increase decrease rise fall fast fastest much many big large current "
+        "long short long-term short-term term yoy year-over-year each both compare compared respectively"
+    )
+)
+_PHRASE_SPLIT_RE = re.compile(r"\s*(?:,|\band\b|\bas well as\b|\bplus\b|\bversus\b|\bvs\.?)\s*", re.I)
+
+
+def _split_phrase(words: str) -> list[str]:
+    """A figure phrase cut at "and" and commas, never inside a name the vocabulary knows ("research and
+    development", "cash and cash equivalents")."""
+    protected = [(m.start, m.end) for m in [*line_item_mentions(words), *metric_mentions(words)]]
+    parts, last = [], 0
+    for m in _PHRASE_SPLIT_RE.finditer(words):
+        if any(s < m.start() < e for s, e in protected):
+            continue
+        left = words[last : m.start()].split()
+        if len(left) == 1 and left[0].islower() and not line_item_mentions(left[0]):
+            continue  # "interest and dividend income": one word shares the noun that follows
+        parts.append(words[last : m.start()])
+        last = m.end()
+    parts.append(words[last:])
+    return [
+        p.strip()
+        for p in parts
+        if set(content_terms(p)) - _NOT_A_FIGURE - set(content_terms(" ".join(NEUTRAL_WORDS)))
+    ]
+
+
+def _uncovered(phrase: str) -> set[str]:
+    """The words of a figure phrase that no line item or metric it names accounts for (a change or a size
+    aside): "deferred" in "deferred revenue"."""
+    return set(content_terms(" ".join(words_beyond(phrase)))) - _NOT_A_FIGURE
+
+
+def _as_operand(phrase: str) -> str:
+    """A phrase written as one formula operand: no characters the formula reader treats as arithmetic."""
+    return " ".join(re.sub(r"[()/*+×÷]|\s-\s", " ", phrase).split())
+
+
+_QUESTION_START_RE = re.compile(
+    rf"^\s*(?:{QUESTION_WORDS}|is|are|was|were|did|does|do|has|have|had|can|could|will|would|should)\b", re.I
+)
+
+
+def _names_a_figure(clause: str) -> bool:
+    """A clause with no question word that names a period or a unit ("Goodwill at year-end 2021, in USD
+    millions?", "SBC expense FY24?"): it asks for the figure it names."""
+    return not _QUESTION_START_RE.match(clause) and bool(fiscal_years(clause) or unit_asked(clause))
+
+
+#: A clause that asks for an amount in so many words ("how much", "the balance of", "in USD millions", "paid").
+_FIGURE_ASK_RE = re.compile(
+    r"\b(?:how much|how many|how big|how large|amounts? of|values? of|balance|in (?:usd|us\$|\$|dollars)"
+    r"|(?:usd|us\$|\$) ?(?:thousands|millions|billions)|spen[dt]|pa(?:y|id)|cost|charged?|booked?|recorded?)\b",
+    re.I,
+)
+#: A phrase opening like this asks for a list or a judgement, not a figure ("major acquisitions").
+_NOT_A_FIGURE_START_RE = re.compile(
+    r"^(?:major|key|main|primary|largest|biggest|top|which|any|times)\b", re.I
+)
+#: A relative clause ("geographies that it operates in") makes a sentence, not a line item's name.
+_RELATIVE_RE = re.compile(r"\b(?:that|which|who|whom|whose|where)\b", re.I)
+#: Longest figure phrase, in words other than names: longer ones are sentences, not line items.
+_MAX_PHRASE_WORDS = 6
+
+
+def _modified(phrase: str) -> bool:
+    """A line item named with a word that changes it, within two words of its name: "deferred revenue",
+    "cash paid for income taxes"."""
+    beyond = set(words_beyond(phrase))
+    for m in line_item_mentions(phrase):
+        near = [w.lower().strip(",") for w in [*phrase[: m.start].split()[-2:], *phrase[m.end :].split()[:2]]]
+        if beyond & set(near):
+            return True
+    return bool(beyond) and not line_item_mentions(phrase)
+
+
+_WHAT_IS_RE = re.compile(r"^\s*what (?:is|was|were|are)\b", re.I)
+
+
+def _asks_what_at(clause: str) -> bool:
+    """ "What was the insurance reserve at December 31, 2021?": what a thing was at a period named."""
+    return bool(_WHAT_IS_RE.match(clause)) and bool(fiscal_years(clause))
+
+
+def unknown_figure_phrases(question: str) -> list[str]:
+    """The figures a question asks for in words the vocabulary does not know ("deferred revenue", "cash paid
+    for income taxes", "insurance reserves"): in each clause that asks for an amount, the figure's words
+    (its framing removed), cut at "and". A clause the lexicon already answers keeps only a phrase that
+    changes a line item it names ("deferred revenue" beside "revenue")."""
+    phrases: list[str] = []
+    for clause in clause_texts(question):
+        if asks_why(clause) or asks_yes_no(clause) or RANKING_RE.search(clause):
+            continue
+        if not (_FIGURE_ASK_RE.search(clause) or _names_a_figure(clause) or _asks_what_at(clause)):
+            continue
+        known = bool(metric_mentions(clause)) or any(
+            line_item_named(clause[m.start : m.end]) for m in line_item_mentions(clause)
+        )
+        words = figure_words(clause)
+        if _NOT_A_FIGURE_START_RE.match(words):
+            continue
+        for phrase in _split_phrase(words):
+            plain = [w for w in phrase.split() if not w[:1].isupper() or (w.isupper() and len(w) <= 5)]
+            if (
+                not _uncovered(phrase)
+                or _RELATIVE_RE.search(phrase)
+                or (
+                    line_item_mentions(phrase)
+                    and (_ITEM_MARGIN_RE.search(phrase) or _SHARE_OF_RE.search(phrase))
+                )
+                or len(plain) > _MAX_PHRASE_WORDS
+                or _NOT_A_FIGURE_START_RE.match(phrase)
+                or (known and not _modified(phrase))
+                or phrase in phrases
+            ):
+                continue
+            phrases.append(phrase)
+    return phrases
+
+
+def _share_of_revenue(item: LineItem, question: str, years: list[int], unit: str | None) -> FigureRequest:
+    """A line item as a share of revenue ("R&D intensity", "COGS % margin")."""
+    return FigureRequest(
+        name=f"{item.name} as a share of revenue",
+        formula=f"{item.name} / revenue",
+        kind="percent",
+        years=years,
+        aggregate=_aggregate(question, years),
+        unit_asked=unit,
+        line_items=[item, LINE_ITEM_BY_KEY["revenue"]],
+    )
+
+
 def figure_requests(question: str, default_year: int | None = None) -> list[FigureRequest]:
     """The figures `question` asks for (empty when it asks for none)."""
     unit = unit_asked(question)
@@ -211,6 +357,17 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                 fallbacks=fallbacks,
             )
         )
+    for m in _ITEM_MARGIN_RE.finditer(question):
+        # "COGS % margin", "R&D margin": a line item as a share of revenue (a metric's own margin is a metric).
+        mentions = line_item_mentions(m.group("a"))
+        if not mentions or any(m.start() < e and s < m.end() for s, e in spans):
+            continue
+        item = mentions[-1].entry
+        if item.key == "revenue":
+            continue
+        years = _with_prior_year(question, _years(question, default_year))
+        spans.append((m.start("a") + mentions[-1].start, m.end()))
+        requests.append(_share_of_revenue(item, question, years, unit))
     for m in _INTENSITY_RE.finditer(question):
         # "R&D intensity", "capital intensity": the line item as a share of revenue.
         mentions = line_item_mentions(m.group("a"))
@@ -219,17 +376,7 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         item = mentions[-1][2]
         years = _with_prior_year(question, _years(question, default_year))
         spans.append((m.start("a") + mentions[-1][0], m.end()))
-        requests.append(
-            FigureRequest(
-                name=f"{item.name} as a share of revenue",
-                formula=f"{item.name} / revenue",
-                kind="percent",
-                years=years,
-                aggregate=_aggregate(question, years),
-                unit_asked=unit,
-                line_items=[item, LINE_ITEM_BY_KEY["revenue"]],
-            )
-        )
+        requests.append(_share_of_revenue(item, question, years, unit))
     for m in _SHARE_OF_RE.finditer(question):
         # "R&D expense as a share of revenue", "capex to revenue": a ratio of two line items.
         top, bottom = line_item_mentions(m.group("a")), line_item_mentions(m.group("b"))
@@ -280,11 +427,19 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         and not CHANGE_RE.search(question)
         and not _asks_whether_cash_was_spent(question)
         and not (RANKING_RE.search(question) and len(line_item_mentions(question)) >= 2)
+        and not unknown_figure_phrases(question)
     ):
         return []
+    unknown = unknown_figure_phrases(question)
+    # A line item named inside an unknown phrase is not asked for ("revenue" in "deferred revenue").
+    inside = {m.entry.key for phrase in unknown for m in line_item_mentions(phrase)}
     for start, end, item in line_item_mentions(question):
         if any(s <= start < e or s < end <= e for s, e in spans):
             continue  # part of a metric's name ("capex as a % of revenue")
+        if item.key in inside and not any(
+            not _uncovered(p) and item in line_items_in(p) for p in _split_phrase(figure_words(question))
+        ):
+            continue
         years = _with_prior_year(question, _years(question, default_year))
         qualifier = qualifier_before(question, start)
         name = f"{qualifier} {item.name}" if qualifier else item.name
@@ -299,6 +454,19 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                 aggregate=_aggregate(question, years),
                 unit_asked=unit,
                 line_items=[item],
+            )
+        )
+    for phrase in unknown:
+        # A figure the lexicon does not list: found among the filing's facts by meaning.
+        years = _with_prior_year(question, _years(question, default_year))
+        requests.append(
+            FigureRequest(
+                name=phrase,
+                formula=_as_operand(phrase),
+                kind="amount",
+                years=years,
+                aggregate=_aggregate(question, years),
+                unit_asked=unit,
             )
         )
     # The same figure named twice ("R&D intensity (R&D expense as a share of revenue)") is computed once.

@@ -15,7 +15,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from core.finance.vocabulary.statements import TITLE_RE, title_kind
+from core.finance.vocabulary.statements import TITLE_RE, statement_kind, title_kind
 from core.text.figures import Figure, find_figures
 from core.text.markdown_table import is_table_line, table_lines
 from core.text.periods import YEAR, ColumnHeader, column_headers
@@ -260,6 +260,22 @@ def _group_total_label(heading: str, members: list[tuple[Figure | None, ...]], v
     return name if name.lower().startswith("total") else f"Total {name[:1].lower()}{name[1:]}"
 
 
+#: A row that closes the group of rows above it: a total, or a statement's subtotal ("Net cash provided by
+#: operating activities", "Net increase in cash").
+_ENDS_GROUP_RE = re.compile(r"(?:total|net cash|net (?:increase|decrease|change) in)\b", re.I)
+
+
+_CONTINUED_RE = re.compile(
+    r"\bcontinued\b|^\(?\s*(?:in|\$ in|dollars in)\s+(?:millions|thousands|billions)", re.I
+)
+
+
+def _own_context(caption: str) -> bool:
+    """A table whose own caption is not a statement's title (nor a "(continued)" or unit line) is a table of
+    its own: a statement titled further up does not reach it."""
+    return bool(caption) and statement_kind(caption) is None and not _CONTINUED_RE.search(caption)
+
+
 def _markdown_rows(text: str) -> list[FigureRow]:
     rows: list[FigureRow] = []
     header_years: list[int | None] = []
@@ -312,7 +328,7 @@ def _markdown_rows(text: str) -> list[FigureRow]:
             years = tuple(block_year for _ in numeric)
         else:
             years = tuple(header_years[k] if k < len(header_years) else None for k in numeric)
-        statement, caption = _statement_before(text, line.start)
+        statement, caption = (None, "") if _own_context(line.caption) else _statement_before(text, line.start)
         rows.append(
             FigureRow(
                 label=label,
@@ -324,11 +340,14 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 scale=_scale_before(text, line.start),
                 statement=statement,
                 caption=caption or line.caption,
-                group=heading if members else "",
+                # A statement's subtotal sums its section, not the group of rows just above it.
+                group=heading
+                if members and not re.match(r"net (?:cash|increase|decrease|change)\b", label, re.I)
+                else "",
                 columns=columns,
             )
         )
-        if re.match(r"total\b", label, re.I):
+        if _ENDS_GROUP_RE.match(label):
             heading, members = "", []  # a group's total ends the group
     return rows
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # type hints only: the index and the retriever load models, i
     from langchain_core.language_models import BaseChatModel
 
     from core.index.store import IndexStore
+    from core.retrieval.facts import FactIndex
     from core.retrieval.pages import PageReader
     from core.retrieval.retriever import Retriever
 
@@ -37,6 +38,7 @@ class ResearchDeps:
     web_search: Callable[[str, int], list[dict[str, Any]]] | None = None  # test seam for ddgs
     filing_labels: dict[str, str] = field(default_factory=dict)
     pages: PageReader | None = None  # whole pages of retrieved passages
+    facts: FactIndex | None = None  # the filings' table rows, found by meaning
     should_stop: Callable[[], bool] | None = None  # True once the analyst cancelled the run
     run_id: str = ""  # the run these deps serve (its events carry it)
 
@@ -92,6 +94,7 @@ def build_deps(
 
         model = chat_model or build_chat_model(settings)
         agents = llm_agents(settings.llm_model)
+    from core.retrieval.facts import FactIndex
     from core.retrieval.pages import PageReader
 
     return ResearchDeps(
@@ -101,4 +104,5 @@ def build_deps(
         retriever=Retriever(store, settings),
         chat_model=model,
         pages=PageReader(store.catalog),
+        facts=FactIndex(store.catalog, store.embedder.embed_query),
     )

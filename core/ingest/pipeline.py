@@ -139,7 +139,7 @@ def _prepare(
 
     progress.begin("facts")
     facts = read_facts(filing_id, chunks)
-    names = [f.name for f in facts]
+    names = [f.search_name for f in facts]
     # Names repeat within a filing and across filings ("Total revenues"): the cache embeds each once.
     fact_vectors = store.embedding_cache.embed(store.embedder, names) if names else None
     progress.end()

@@ -3,6 +3,7 @@ ingestion so that any line item a filing prints can be found, cited and computed
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -20,6 +21,35 @@ TABLE_KIND_NAMES: dict[str, str] = {
     "note": "Note to the statements",
     "other": "Other table",
 }
+
+
+#: Words of a label that name no figure by themselves ("Balance at end of period", "Total", "Other, net").
+_GENERIC_LABEL_WORDS = frozenset(
+    [
+        "balance",
+        "balances",
+        "at",
+        "as",
+        "of",
+        "the",
+        "beginning",
+        "end",
+        "ending",
+        "of",
+        "period",
+        "year",
+        "quarter",
+        "total",
+        "totals",
+        "other",
+        "net",
+        "and",
+        "in",
+        "for",
+        "amount",
+        "amounts",
+    ]
+)
 
 
 class FactValue(BaseModel):
@@ -76,3 +106,15 @@ class Fact(BaseModel):
     def name(self) -> str:
         """The row's label with the heading it sits under ('Revenue — Data Center')."""
         return f"{self.parent} — {self.label}" if self.parent and self.parent != self.label else self.label
+
+    @property
+    def generic(self) -> bool:
+        """A label that says what it is only with its table: "Balance at end of period", "Total", "Other"."""
+        words = [w for w in re.findall(r"[a-z]+", self.label.lower()) if w not in _GENERIC_LABEL_WORDS]
+        return not words
+
+    @property
+    def search_name(self) -> str:
+        """What the row is, for finding it by meaning: its name, with the table's title when the label alone
+        is generic ("Deferred Revenue: Balance at end of period")."""
+        return f"{self.table}: {self.name}" if self.generic and self.table else self.name

@@ -145,9 +145,11 @@ def _word_tokens(value: str, *, keep_stopwords: bool, fold_plurals: bool) -> lis
 
 def stem(token: str) -> str:
     """A crude suffix-stripping stem so that 'risks'/'risk' and 'competitors'/'competitor' meet."""
-    for suffix in ("ations", "ation", "ities", "ity", "ings", "ing", "ies", "es", "ed", "s"):
+    for suffix, keep in (("ations", "at"), ("ation", "at"), ("ities", ""), ("ity", ""), ("ings", ""),
+                         ("ing", ""), ("ies", ""), ("es", ""), ("ed", ""), ("s", "")):  # fmt: skip
         if len(token) > len(suffix) + 3 and token.endswith(suffix):
-            return token[: -len(suffix)]
+            # "operations", "operating" and "operated" meet at "operat".
+            return token[: -len(suffix)] + keep
     # "expense"/"expenses" and "revenue"/"revenues" must meet after "es" was stripped from the plural.
     if len(token) > 4 and token.endswith("e"):
         return token[:-1]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from core.finance.compute import ComputedFigure, compute
 from core.finance.evidence_figures import run_calculations
-from core.finance.formula import FormulaError
+from core.finance.formula import FormulaError, Lookup
 from core.finance.lookup import SourcedRow, make_lookup
 from core.finance.requests import FigureRequest, figure_requests
 from core.models import Evidence, KnowledgeCard, evidence_id
@@ -53,10 +53,9 @@ def _input_evidence(
     out: list[Evidence] = []
     seen: set[tuple[str, str]] = set()
     for found in computed.inputs:
-        sourced = found.source
-        if not isinstance(sourced, SourcedRow):
+        src = found.source
+        if src is None or not hasattr(src, "chunk"):
             continue
-        src = sourced.source
         key = (src.chunk.chunk_id, src.quote)
         if key in seen:
             continue
@@ -85,10 +84,11 @@ def state_figures(
     *,
     step_index: int,
     labels: dict[str, str] | None = None,
+    facts: Lookup | None = None,
 ) -> CalculatorResult:
-    """Each request computed from `rows`: a calculation citing its input rows, or a note saying what was
-    not found."""
-    lookup = make_lookup(rows)
+    """Each request computed from `rows` (and the filing's facts, found by meaning): a calculation citing
+    its input rows, or a note saying what was not found."""
+    lookup = make_lookup(rows, facts)
     result = CalculatorResult()
     number = 1
     for request in requests:
@@ -122,6 +122,7 @@ def run_calculator(
     rows: RowSource | None,
     owner: str | None = None,
     labels: dict[str, str] | None = None,
+    facts: Lookup | None = None,
 ) -> CalculatorResult:
     """The calculator step: the figures the sub-question names, computed from table rows (`rows` gives them
     for the statements needed; `owner` names whose figures they are when a run has several filings), or
@@ -131,7 +132,7 @@ def run_calculator(
         requests = [replace(r, name=f"{owner} {r.name}") for r in requests]
     if requests and rows is not None:
         statements = list(dict.fromkeys(st for r in requests for st in r.statements))
-        return state_figures(requests, rows(statements), step_index=step_index, labels=labels)
+        return state_figures(requests, rows(statements), step_index=step_index, labels=labels, facts=facts)
     result = CalculatorResult()
     for outcome in run_calculations(sub_question, keywords, prior, step_index=step_index):
         result.notes.append(outcome.note)

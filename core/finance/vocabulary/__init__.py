@@ -15,6 +15,7 @@ from core.finance.vocabulary.line_items import (
 )
 from core.finance.vocabulary.mentions import Mention
 from core.finance.vocabulary.metrics import METRICS, Metric, metric_mentions, metrics_in
+from core.finance.vocabulary.phrases import NEUTRAL_WORDS, line_item_named, words_beyond
 from core.finance.vocabulary.statements import (
     STATEMENT_NAME_RE,
     STATEMENTS,
@@ -23,7 +24,7 @@ from core.finance.vocabulary.statements import (
     statement_title_kind,
     statements_named,
 )
-from core.finance.vocabulary.terms import FINANCE_TERMS, search_terms_for
+from core.finance.vocabulary.terms import FINANCE_TERMS, search_terms_for, with_filing_words
 from core.finance.vocabulary.topics import ITEM_TOPICS, RISK_WORDS, explicit_items, item_for, item_hints
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "LINE_ITEMS",
     "LINE_ITEM_BY_KEY",
     "METRICS",
+    "NEUTRAL_WORDS",
     "RISK_WORDS",
     "STATEMENTS",
     "STATEMENT_NAME_RE",
@@ -45,6 +47,7 @@ __all__ = [
     "label_rank",
     "line_item_for",
     "line_item_mentions",
+    "line_item_named",
     "line_items_in",
     "metric_mentions",
     "metrics_in",
@@ -54,4 +57,6 @@ __all__ = [
     "statement_kind",
     "statement_title_kind",
     "statements_named",
+    "with_filing_words",
+    "words_beyond",
 ]

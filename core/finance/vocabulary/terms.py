@@ -41,6 +41,33 @@ def search_terms_for(text: str) -> list[str]:
     return list(dict.fromkeys(words))
 
 
+#: Analysts' shorthand and the words filings print instead, for finding a figure by its words.
+_SHORTHAND: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(p, re.I), words)
+    for p, words in [
+        (r"\bsbc\b", "stock-based compensation"),
+        (r"\bcomp\b", "compensation"),
+        (r"\bshare-based\b", "share-based stock-based"),
+        (r"\bstock-based\b", "stock-based share-based"),
+        (r"\bopex\b", "operating expenses"),
+        (r"\bbuy(?:ing|s)? back\b|\bbought back\b|\bbuybacks?\b", "repurchases"),
+        (r"\bpa(?:y|id|ying)\b", "paid"),
+        (r"\bspen[dt]\w*\b", "spent"),
+        (r"\bburn\w*\b|\bconsum\w*\b", "used"),
+        (r"\bgenerat\w*\b|\bbrought in\b", "provided"),
+        (r"\bheadcount\b|\bhead\b", "employees"),
+        (r"\bppe\b|\bpp&e\b", "property and equipment"),
+    ]
+]
+
+
+def with_filing_words(phrase: str) -> str:
+    """The phrase with the words filings print for an analyst's shorthand added ("SBC" -> "stock-based
+    compensation", "burned" -> "used")."""
+    added = [words for rx, words in _SHORTHAND if rx.search(phrase)]
+    return " ".join([phrase, *added])
+
+
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 

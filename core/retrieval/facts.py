@@ -1,0 +1,217 @@
+"""Find a figure by meaning among a filing's facts (its table rows).
+
+A phrase ("deferred revenue", "cash the operations burned", "SBC") is matched against every fact's name —
+its label, the heading it sits under and, where tagged, its XBRL concept — by content words (with the
+lexicon's wordings of a line item it names) and by the bundled embedding model's similarity. The lexicon is
+a prior, not the list of what can be found: a row labelled as a line item it knows ranks first, and the
+statement that reports that line item beats a note repeating it. The period asked must be one of the
+row's columns; a part of the company (a segment row) is used only when the phrase names that part.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.finance.formula import Found, Lookup, Operand
+from core.finance.vocabulary import LineItem, label_rank, line_item_named, with_filing_words
+from core.index.catalog import Catalog
+from core.models import Chunk, Fact, FactValue
+from core.text.tokens import content_terms
+
+#: Share of the score that meaning (embedding similarity) and wording (content words) each carry.
+_MEANING, _WORDS = 0.5, 0.5
+#: A phrase the lexicon does not know is answered only by a fact at least this close.
+MIN_SCORE = 0.55
+_PER_SHARE_RE = re.compile(r"\bper (?:diluted |basic )?share\b|\beps\b", re.I)
+_BALANCE_RE = re.compile(r"\b(?:balance|at (?:the )?(?:end|close)|year[- ]end|as of|outstanding)\b", re.I)
+_CASH_RE = re.compile(
+    r"\b(?:paid|received|cash|spent|spend|burn\w*|generat\w*|used|bought|repurchas\w*)\b", re.I
+)
+#: Rows that report part of the company (a segment, a region) rather than the whole.
+_PART_KINDS = {"segment"}
+
+
+@dataclass(frozen=True)
+class FactMatch:
+    """A fact that reports what was asked, its value for the period asked, and how well it matched."""
+
+    fact: Fact
+    value: FactValue
+    score: float
+    meaning: float
+    words: float
+
+
+def _terms(text: str) -> set[str]:
+    return set(content_terms(text))
+
+
+def _wording(phrase_terms: set[str], fact: Fact) -> float:
+    """How much of the phrase the fact's name says (its label, the heading and table it sits in, its XBRL
+    concept), and how little else its label says (0 to 1). A generic label ("Balance at end of period")
+    takes its meaning from its table."""
+    label = _terms(fact.label) if not fact.generic else _terms(f"{fact.table} {fact.label}")
+    have = (
+        label
+        | _terms(f"{fact.parent} {fact.concept_label or ''}")
+        | (_terms(fact.table) if fact.generic else set())
+    )
+    if not phrase_terms or not label:
+        return 0.0
+    coverage = len(phrase_terms & have) / len(phrase_terms)
+    score = coverage * (0.5 + 0.5 * len(phrase_terms & label) / len(label))
+    # A heading the phrase does not name makes the row something else ("Deferred tax assets — Stock-based
+    # compensation" is a tax asset, not the expense).
+    parent = _terms(fact.parent)
+    return score * 0.8 if parent and not parent & phrase_terms else score
+
+
+class FactIndex:
+    """A library's facts, loaded per filing on first use and kept in memory (facts are small)."""
+
+    def __init__(self, catalog: Catalog, embed_query) -> None:
+        self.catalog = catalog
+        self._embed_query = embed_query
+        self._cache: dict[str, tuple[list[Fact], np.ndarray | None]] = {}
+        self._lock = threading.Lock()
+
+    def facts(self, filing_id: str) -> list[Fact]:
+        return self._load(filing_id)[0]
+
+    def _load(self, filing_id: str) -> tuple[list[Fact], np.ndarray | None]:
+        with self._lock:
+            cached = self._cache.get(filing_id)
+        if cached is not None:
+            return cached
+        facts = self.catalog.list_facts(filing_id)
+        ids, vectors = self.catalog.fact_vectors(filing_id)
+        if vectors is not None and ids != [f.fact_id for f in facts]:
+            vectors = None  # facts without vectors: match by wording only
+        with self._lock:
+            self._cache[filing_id] = (facts, vectors)
+            while len(self._cache) > 32:
+                self._cache.pop(next(iter(self._cache)))
+        return facts, vectors
+
+    def search(
+        self,
+        phrase: str,
+        filing_id: str,
+        year: int,
+        *,
+        item: LineItem | None = None,
+        qualifier: str | None = None,
+        limit: int = 5,
+    ) -> list[FactMatch]:
+        """Facts of the filing that report `phrase` for fiscal `year`, best first."""
+        facts, vectors = self._load(filing_id)
+        if not facts:
+            return []
+        item = item or line_item_named(phrase)
+        wanted = _terms(
+            with_filing_words(phrase) if item is None else f"{phrase} {item.name} {item.search_terms}"
+        )
+        meaning = (
+            vectors @ np.asarray(self._embed_query(with_filing_words(phrase)), dtype=np.float32)
+            if vectors is not None
+            else np.zeros(len(facts), dtype=np.float32)
+        )
+        per_share = bool(_PER_SHARE_RE.search(phrase))
+        part = _terms(qualifier) if qualifier else set()
+        matches: list[FactMatch] = []
+        for index, fact in enumerate(facts):
+            value = fact.value_for(year)
+            if value is None or value.number is None or fact.per_share != per_share:
+                continue
+            if value.percent and (item is not None or not re.search(r"%|percent|margin|rate", phrase, re.I)):
+                continue
+            name_terms = _terms(f"{fact.label} {fact.parent} {fact.table}")
+            if part and not part <= name_terms:
+                continue  # the part named (a segment, a product) must be the row's or its table's
+            if not part and fact.kind in _PART_KINDS:
+                continue  # the whole company's figure unless a part is named
+            words = _wording(wanted, fact)
+            score = _MEANING * float(meaning[index]) + _WORDS * words + self._prior(item, fact, phrase)
+            if score > 0:
+                matches.append(FactMatch(fact, value, score, float(meaning[index]), words))
+        matches.sort(key=lambda m: -m.score)
+        return matches[:limit]
+
+    @staticmethod
+    def _prior(item: LineItem | None, fact: Fact, phrase: str) -> float:
+        """The lexicon's and the statements' word: a row labelled as the line item asked for, in the statement
+        that reports it, ranks first; a balance is read at a date, a flow over a period."""
+        if item is None:
+            # A roll-forward's closing balance is the period's figure; its opening balance is the prior one's.
+            if fact.generic and re.search(r"\bend(?:ing)?\b", fact.label, re.I):
+                return 0.05
+            if fact.generic and re.search(r"\bbeginning\b", fact.label, re.I):
+                return -0.1
+            # No line item known: the wording may still say where such a figure is reported.
+            if fact.kind == "balance" and _BALANCE_RE.search(phrase):
+                return 0.1
+            if fact.kind == "cash_flow" and _CASH_RE.search(phrase):
+                return 0.1
+            # A primary statement is where a figure is reported; a note or an MD&A table repeats or parts it.
+            return 0.05 if fact.kind in ("income", "balance", "cash_flow") else 0.0
+        rank = label_rank(item, fact.label)
+        if fact.kind in ("income", "balance", "cash_flow") and (fact.kind == "balance") != (
+            item.statement == "balance"
+        ):
+            return -1.0  # the cash flow statement's "Accounts payable" row is a change, not the balance
+        prior = 0.0 if rank is None else 1.0 - 0.05 * rank
+        if fact.kind == item.statement:
+            prior += 0.5
+        return prior
+
+
+@dataclass(frozen=True)
+class FactSource:
+    """The passage a fact is cited from, and the row to quote (what the calculator cites for an input)."""
+
+    chunk: Chunk
+    quote: str
+    fact: Fact
+
+
+def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
+    """A calculator lookup over the facts of `filing_ids`: for an operand and a fiscal year, the best fact
+    with a value for that year — any close match for a line item the lexicon knows, a close enough one
+    (MIN_SCORE) for a phrase it does not. The value is as printed, in the table's unit (its scale kept)."""
+
+    def lookup(operand: Operand, year: int) -> Found | None:
+        best: FactMatch | None = None
+        for filing_id in filing_ids:
+            for match in index.search(
+                operand.phrase, filing_id, year, item=operand.item, qualifier=operand.qualifier, limit=1
+            ):
+                if best is None or match.score > best.score:
+                    best = match
+        if best is None or (operand.item is None and best.score < MIN_SCORE):
+            return None
+        if (
+            operand.item is not None
+            and label_rank(operand.item, best.fact.label) is None
+            and best.words < 0.5
+        ):
+            return None  # a known line item is answered by a row labelled as it, or worded very nearly so
+        chunks = index.catalog.get_chunks([best.fact.chunk_id])
+        if not chunks or best.value.number is None:
+            return None
+        number = best.value.number
+        if operand.item is not None and operand.item.outflow:
+            number = abs(number)
+        return Found(
+            value=number,
+            label=best.fact.label,
+            year=year,
+            source=FactSource(chunks[0], best.fact.text, best.fact),
+            scale=None if best.value.percent else best.fact.scale,
+            percent=best.value.percent,
+        )
+
+    return lookup

@@ -1,0 +1,139 @@
+"""Facts read at ingestion: every labelled table row, with its periods, the heading it sits under, its
+unit and the passage that prints it; figure phrases a question asks for in words the lexicon lacks."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.finance.facts import read_facts
+from core.finance.requests import figure_requests, unknown_figure_phrases
+from core.models import Chunk
+
+FILING = "f" * 64
+
+BALANCE = """CONSOLIDATED BALANCE SHEETS (In millions)
+|  | January 29, 2023 | January 30, 2022 |
+|---|---|---|
+| Current assets: |  |  |
+| Cash and cash equivalents | $ 3,389 | $ 1,990 |
+| Inventories | 5,159 | 2,605 |
+| Total current assets | 23,073 | 28,829 |
+| Goodwill | 4,372 | 4,349 |"""
+
+NOTE = """Deferred Revenue
+The following table shows the changes in deferred revenue (in millions).
+|  | Jan 29, 2023 | Jan 30, 2022 |
+|---|---|---|
+| Balance at beginning of period | $ 502 | $ 451 |
+| Deferred revenue added during the period | 830 | 821 |
+| Revenue recognized during the period | (760) | (778) |
+| Balance at end of period | $ 572 | $ 502 |"""
+
+SEGMENTS = """Segment information (in millions)
+|  | U.S. | Canada | Total |
+|---|---|---|---|
+| 2021 |  |  |  |
+| Total revenue | 122,142 | 22,434 | 144,576 |
+| 2020 |  |  |  |
+| Total revenue | 113,231 | 19,931 | 133,162 |"""
+
+CONTENTS = """TABLE OF CONTENTS
+|  | Page |
+|---|---|
+| Item 1. Business | 3 |
+| Item 7. Management's Discussion | 34 |"""
+
+
+def _chunk(n: int, text: str, page: int, section: str = "Item 8") -> Chunk:
+    return Chunk(
+        chunk_id=f"c{n}",
+        filing_id=FILING,
+        section=section,
+        page=page,
+        chunk_index=n,
+        char_start=n * 10_000,
+        char_end=n * 10_000 + len(text),
+        kind="table",
+        text=text,
+    )
+
+
+@pytest.fixture(scope="module")
+def facts():
+    chunks = [
+        _chunk(0, CONTENTS, 1, "Front matter"),
+        _chunk(1, BALANCE, 50),
+        _chunk(2, NOTE, 70),
+        _chunk(3, SEGMENTS, 80),
+    ]
+    return read_facts(FILING, chunks)
+
+
+def test_every_table_row_is_a_fact_with_its_periods_unit_and_passage(facts):
+    inventories = next(f for f in facts if f.label == "Inventories")
+    assert inventories.kind == "balance" and inventories.parent == "Current assets"
+    assert inventories.scale == 1e6 and inventories.chunk_id == "c1" and inventories.page == 50
+    assert inventories.value_for(2023).number == 5159 and inventories.value_for(2022).number == 2605
+    assert inventories.text == "| Inventories | 5,159 | 2,605 |"
+    # A group's total ends the group: the rows after it sit under no heading.
+    assert next(f for f in facts if f.label == "Goodwill").parent == ""
+
+
+def test_a_table_of_contents_is_not_a_fact(facts):
+    assert not [f for f in facts if f.page == 1]
+
+
+def test_a_generic_row_takes_its_meaning_from_its_table(facts):
+    closing = next(f for f in facts if f.label == "Balance at end of period")
+    assert closing.generic and closing.table.startswith("The following table shows the changes in deferred")
+    assert "deferred revenue" in closing.search_name
+    assert closing.value_for(2023).number == 572
+    assert next(f for f in facts if f.label.startswith("Revenue recognized")).value_for(2023).number == -760
+
+
+def test_a_year_heading_a_block_of_segment_columns_gives_its_rows_the_period(facts):
+    rows = [f for f in facts if f.label == "Total revenue"]
+    assert [r.values[0].fiscal_year for r in rows] == [2021, 2020]
+    # Several columns share the year: only the one headed "Total" answers for that period.
+    assert rows[0].kind == "segment"
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase"),
+    [
+        ("How big is the company's deferred revenue balance at the end of fiscal 2023?", "deferred revenue"),
+        (
+            "how much cash did the company actually pay in income taxes in fiscal 2023",
+            "cash pay in income taxes",
+        ),
+        (
+            "What was the company's insurance reserves liability at December 31, 2021?",
+            "insurance reserves liability",
+        ),
+        ("Goodwill on the company's balance sheet at year-end 2021, in USD millions?", "Goodwill"),
+    ],
+)
+def test_figures_the_lexicon_does_not_list_are_asked_for_in_their_own_words(question, phrase):
+    assert unknown_figure_phrases(question) == [phrase]
+    request = figure_requests(question, 2023)[-1]
+    assert request.name == phrase and not request.line_items
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the FY2018 capital expenditure amount (in USD millions) for the company?",
+        "What are the major products and services that the company sells as of FY22?",
+        "What are the geographies that the company primarily operates in as of FY2022?",
+        "Does the company have an improving operating margin profile as of FY2022?",
+        "What drove the increase in research and development expense in fiscal 2023?",
+    ],
+)
+def test_known_figures_lists_and_reasons_are_not_unknown_figures(question):
+    assert unknown_figure_phrases(question) == []
+
+
+def test_a_word_that_changes_a_line_item_makes_it_another_figure():
+    requests = figure_requests("How much deferred revenue did the company report in fiscal 2023?", 2023)
+    assert [r.name for r in requests] == ["deferred revenue"]
+    assert [r.name for r in figure_requests("What was total revenue in fiscal 2023?", 2023)] == ["revenue"]

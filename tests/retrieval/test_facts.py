@@ -1,0 +1,93 @@
+"""Finding a figure among a filing's facts by meaning: words and the embedding model, the lexicon as a prior,
+the period asked, the whole company unless a part is named."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.config import Settings
+from core.finance.facts import read_facts
+from core.finance.formula import Operand
+from core.index.catalog import Catalog
+from core.models import Chunk
+from core.retrieval.facts import FactIndex, fact_lookup
+from tests.conftest import shared_file
+
+FILING = "a" * 64
+TEXT = """CONSOLIDATED STATEMENTS OF CASH FLOWS (In millions)
+|  | 2023 | 2022 |
+|---|---|---|
+| Cash flows from operating activities: |  |  |
+| Net income | $ 4,368 | $ 9,752 |
+| Stock-based compensation expense | 2,709 | 2,004 |
+| Net cash provided by operating activities | 5,641 | 9,108 |
+| Supplemental disclosures of cash flow information: |  |  |
+| Cash paid for income taxes, net | $ 1,404 | $ 396 |
+| Cash paid for interest | $ 254 | $ 246 |
+
+Income Taxes
+The tax effects of temporary differences (in millions).
+|  | 2023 | 2022 |
+|---|---|---|
+| Deferred tax assets: |  |  |
+| Stock-based compensation | 99 | 93 |"""
+
+
+@pytest.fixture
+def index(tmp_path) -> FactIndex:
+    chunk = Chunk(
+        chunk_id="c1", filing_id=FILING, section="Item 8", page=58, chunk_index=0, char_start=0,
+        char_end=len(TEXT), kind="table", text=TEXT,
+    )  # fmt: skip
+    catalog = Catalog(Settings(data_dir=tmp_path).catalog_path)
+    from core.models import Filing
+
+    filing = Filing(
+        filing_id=FILING, filename="acme.htm", company="Acme", source_type="html", pages=1, chunks=1
+    )
+    with catalog.transaction() as conn:
+        catalog.insert_filing(conn, filing, [chunk], read_facts(FILING, [chunk]))
+    # Without name embeddings the index ranks by words alone (meaning counts zero).
+    return FactIndex(catalog, embed_query=lambda text: [])
+
+
+def test_a_phrase_the_lexicon_does_not_list_finds_its_row(index):
+    best = index.search("cash pay in income taxes", FILING, 2023)[0]
+    assert best.fact.label == "Cash paid for income taxes, net" and best.value.number == 1404
+
+
+def test_a_heading_the_phrase_does_not_name_makes_a_row_something_else(index):
+    best = index.search("stock-based compensation expense", FILING, 2023)[0]
+    assert best.fact.label == "Stock-based compensation expense" and best.fact.kind == "cash_flow"
+
+
+def test_the_period_asked_must_be_a_column(index):
+    assert index.search("cash paid for interest", FILING, 2019) == []
+    assert index.search("cash paid for interest", FILING, 2022)[0].value.number == 246
+
+
+def test_the_lookup_cites_the_row_and_keeps_the_unit(index):
+    found = fact_lookup(index, [FILING])(Operand("cash paid for interest", None, (2023,)), 2023)
+    assert found is not None and found.value == 254 and found.scale == 1e6
+    assert (
+        found.source.chunk.chunk_id == "c1"
+        and found.source.quote == "| Cash paid for interest | $ 254 | $ 246 |"
+    )
+    # A phrase nothing in the filing is close to is not answered by a nearby figure.
+    assert fact_lookup(index, [FILING])(Operand("insurance reserves", None, (2023,)), 2023) is None
+
+
+@pytest.mark.slow
+def test_real_filing_facts_are_found_by_meaning(tmp_path):
+    filing = shared_file("filings", "NVDA_10K_FY2023.htm")
+    from core.service import Workbench
+
+    bench = Workbench(Settings(data_dir=tmp_path))
+    result = bench.ingest_paths([filing])[0]
+    assert result.ok and result.filing is not None and result.filing.facts > 300
+    store = bench.store
+    index = FactIndex(store.catalog, store.embedder.embed_query)
+    fid = result.filing.filing_id
+    assert index.search("goodwill", fid, 2023)[0].value.number == 4372
+    assert index.search("cash paid for income taxes", fid, 2023)[0].value.number == 1404
+    assert index.search("gross unrecognized tax benefits", fid, 2023)[0].value.number == 1238
