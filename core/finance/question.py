@@ -324,9 +324,10 @@ _SCAFFOLD_RE = re.compile(
     r"|(?:did|does|do|has|have|had|was|were|is|are|will|would|could|can)(?:n't)?"
     r"|the company(?:'s)?|its|their|the|a|an|actually|approximately|roughly|about|total(?:ed)?"
     r"|report(?:ed|s)?|record(?:ed|s)?|disclos(?:e|ed|es)|show(?:ed|n|s)?|book(?:ed|s)?|carry|carrying"
-    r"|amount|figure|value|level|number|balance|spend|spent|spending|expenses?"
+    r"|amount|figure|value|level|number|quantity|balance|spend|spent|spending|expenses?|hold|holds|held"
     r"|(?:in|for|during|over|at|as of|by|on|of|through)?\s*(?:the\s+)?(?:end of\s+)?(?:the\s+)?"
-    r"(?:fiscal\s+)?(?:year|quarter|period)(?:[- ]end(?:ed|ing)?)?(?:\s+ended)?"
+    r"(?:fiscal\s+)?(?:(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+)?(?:year|quarter|period)"
+    r"(?:[- ]end(?:ed|ing)?)?(?:\s+ended)?"
     r"|(?:at|by|as of)\s+(?:the\s+)?(?:end|close|start|beginning)(?:\s+of)?"
     r"|(?:for\s+|in\s+)?(?:the\s+)?(?:three|six|nine|twelve|3|6|9|12)[- ]months?(?:\s+(?:ended|ending))?"
     r"|(?:in|for|during|at|as of|of|on|by)\s*$)\b",

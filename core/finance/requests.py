@@ -40,6 +40,7 @@ from core.finance.vocabulary import (
     metric_mentions,
     metrics_in,
     qualifier_before,
+    with_filing_words,
     words_beyond,
 )
 from core.text.periods import fiscal_years
@@ -68,6 +69,7 @@ class FigureRequest:
     unit_asked: str | None = None  # "millions" / "billions" when the question asks for that unit
     line_items: list[LineItem] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)  # other textbook definitions, tried in order
+    position: int = field(default=-1, compare=False)  # where the question names it (-1: not one place)
 
     @property
     def statements(self) -> list[str]:
@@ -247,6 +249,181 @@ def _asks_what_at(clause: str) -> bool:
     return bool(_WHAT_IS_RE.match(clause)) and bool(fiscal_years(clause))
 
 
+#: "what share of revenue", "the percentage of total net sales", "as a % of revenue": a share asked of a whole.
+_SHARE_WORDS_RE = re.compile(
+    r"\b(?:share|percentage|percent|portion|proportion|fraction)\s+of\s+|%\s+of\s+|\b(?P<amount>how much of)\s+",
+    re.I,
+)
+#: Lower-case words that belong to the name of a part of a company ("United States and Canada region").
+_PART_NAME_WORDS = frozenset(
+    ["and", "&", "of", "the", "region", "regions", "segment", "business", "division", "unit"]
+)
+#: Words that frame a share without naming its part ("came from", "did … contribute", "was accounted for by").
+_SHARE_FRAMING_RE = re.compile(
+    r"\b(?:c[oa]me|comes|coming|from|contribut\w*|account\w*|for|made|makes?|make up|up|represent\w*"
+    r"|generat\w*|by|as|an?|on|of|to|what|which|how|much|large|big|did|does|do|was|were|is|are|has|have|had"
+    r"|in|during|fiscal|year|quarter|its|their|the|total|company|went|go|goes|eat|ate|eaten|take|took|taken"
+    r"|consum\w*|give|state|show)\b|\b\w+['’]s\b",
+    re.I,
+)
+#: A part that points back at the figure asked just before ("… and what share of revenue was that?").
+_ANAPHORA_RE = re.compile(
+    r"^(?:that|this|it|these|those|them|th(?:at|is|ese) (?:figure|amount|sum)s?)$", re.I
+)
+#: A company named after its figure ("R&D at NVIDIA", "capex for Activision Blizzard") says whose, not what.
+_WHOSE_RE = re.compile(r"\s+(?:at|of|for)\s+(?:[A-Z][\w&.'’-]*\s*)+$")
+_NAME_AFTER_RE = re.compile(r"(?:\s+(?:on|at|for|of|in|from|by))?(?:\s+[A-Z][\w&.'’-]*)+$")
+#: Longest part of a share, in words: a longer one is a list or a sentence, not a figure's name.
+_MAX_PART_WORDS = 4
+#: How many words may stand between "share of" and the whole's name ("share of Apple's total net sales").
+_WHOLE_LEAD_WORDS = 3
+
+
+@dataclass(frozen=True)
+class ShareAsk:
+    """A share a question asks for: its part (None when the part is the figure asked just before), the
+    line item it is a share of, and where the ask sits in the question."""
+
+    part: str | None
+    whole: LineItem | None  # None: the figure asked just before ("how much of it came from Delivery")
+    amount: bool  # "how much of revenue came from Delivery": the part's amount, not its share
+    start: int
+    end: int
+    clause: tuple[int, int]  # the clause it is asked in: an explicit part's line items are the share's
+
+
+def share_asks(question: str) -> list[ShareAsk]:
+    """Each share a question asks for, read with its subject: "What share of Apple's total net sales came
+    from Services?" (part Services), "R&D as a percentage of revenue", "How much did it spend on R&D, and
+    what share of revenue was that?" (part: the R&D just asked)."""
+    asks: list[ShareAsk] = []
+    offset = 0
+    for clause in clause_texts(question):
+        at = question.find(clause, offset)
+        at = max(at, 0)
+        offset = at + len(clause)
+        if asks_yes_no(clause):
+            continue  # "Are there any categories that represent more than 20% of revenue?" is not a share asked
+        for m in _SHARE_WORDS_RE.finditer(clause):
+            after = clause[m.end() :]
+            mentions = line_item_mentions(after)
+            pronoun = re.match(r"(?:it|that|this|them)\b", after, re.I)
+            if pronoun:
+                whole, whole_end = None, m.end() + pronoun.end()
+            elif mentions and len(after[: mentions[0].start].split()) <= _WHOLE_LEAD_WORDS:
+                whole, whole_end = mentions[0].entry, m.end() + mentions[0].end
+            else:
+                continue
+            # The part is named beside the share, within its own item of a list ("…, how much of it came from
+            # Delivery, …").
+            rest = (
+                f"{re.split(r'[,;:—]', clause[: m.start()])[-1]} {re.split(r'[,;:—]', clause[whole_end:])[0]}"
+            )
+            rest = re.sub(r"\bas an?\s*$", " ", rest.strip())
+            part = _WHOSE_RE.sub("", figure_words(rest))
+            while True:  # framing words uncover others once removed
+                shorter = " ".join(_SHARE_FRAMING_RE.sub(" ", part).split()).strip(" ,'’")
+                if shorter == part:
+                    break
+                part = shorter
+            if part:  # as written, from its first word to its last ("United States and Canada")
+                words = part.split()
+                span = re.search(rf"{re.escape(words[0])}.*?{re.escape(words[-1])}", rest)
+                part = span.group() if span else part
+            if (
+                len([w for w in part.split() if w.lower() not in ("and", "&", "of", "the")]) > _MAX_PART_WORDS
+                or re.search(r"\d", part)
+                or set(content_terms(part)) & _NOT_A_FIGURE
+            ):
+                continue  # not a figure's name: a list ("revenue, growth, share of …") or an average's years
+            asks.append(
+                ShareAsk(
+                    part=None if not part or _ANAPHORA_RE.match(part) else part,
+                    whole=whole,
+                    amount=bool(m.group("amount")),
+                    start=at + m.start(),
+                    end=at + whole_end,
+                    clause=(at, at + len(clause)),
+                )
+            )
+    return asks
+
+
+def _position(question: str, phrase: str) -> int:
+    """Where a figure phrase is named in the question: the phrase, else its last word (-1: not found)."""
+    at = question.find(phrase)
+    if at < 0 and phrase.split():
+        last = re.search(rf"\b{re.escape(phrase.split()[-1])}\b", question)
+        at = last.start() if last else -1
+    return at
+
+
+def _same_share(a: FigureRequest, b: FigureRequest) -> bool:
+    """Two shares of one whole whose parts are the same figure in other words ("SBC", "stock-based
+    compensation")."""
+    if "/" not in a.formula or "/" not in b.formula:
+        return False
+    (top_a, whole_a), (top_b, whole_b) = a.formula.rsplit("/", 1), b.formula.rsplit("/", 1)
+    if whole_a.strip() != whole_b.strip():
+        return False
+    said_a, said_b = set(content_terms(top_a)), set(content_terms(top_b))
+    meant_a, meant_b = (
+        set(content_terms(with_filing_words(top_a))),
+        set(content_terms(with_filing_words(top_b))),
+    )
+    return bool(said_a) and bool(said_b) and (said_a <= meant_b or said_b <= meant_a)
+
+
+def _share_request(
+    ask: ShareAsk, referent: FigureRequest | None, question: str, years: list[int], unit: str | None
+) -> FigureRequest | None:
+    """The ratio a share ask names: its part (a line item, a named part of the whole such as a segment or a
+    product line, any figure by its words, or the figure asked just before) over the whole."""
+    whole = ask.whole
+    if whole is None:  # a share of the figure asked just before
+        named = referent.line_items or (line_items_in(referent.formula) if referent else [])
+        if referent is None or len(named) != 1 or ask.part is None:
+            return None
+        whole = named[0]
+    if ask.part is None:
+        if referent is None:
+            return None
+        name, numerator, items = referent.name, referent.formula, list(referent.line_items)
+        if referent.kind != "amount" or "/" in numerator or numerator == whole.name:
+            return None  # a ratio, or the whole itself ("revenue, growth, share of total revenue")
+        numerator = f"({numerator})" if re.search(r"\s[-+]\s", numerator) else numerator
+    else:
+        item = line_item_named(ask.part)
+        if item is not None:
+            name, numerator, items = item.name, item.name, [item]
+        elif all(
+            (w[:1].isupper() and not w.isupper()) or w.lower() in _PART_NAME_WORDS for w in ask.part.split()
+        ):
+            # A name ("Services", "Data Center"): that part's row of the whole.
+            name, numerator, items = ask.part, f"{ask.part} {whole.name}", []
+        else:
+            name, numerator, items = ask.part, _as_operand(ask.part), []
+    if ask.amount:
+        return FigureRequest(
+            name=numerator if ask.part else name,
+            formula=numerator,
+            kind="amount",
+            years=years,
+            aggregate=_aggregate(question, years),
+            unit_asked=unit,
+            line_items=items,
+        )
+    return FigureRequest(
+        name=f"{name} as a share of {whole.name}",
+        formula=f"{numerator} / {whole.name}",
+        kind="percent",
+        years=years,
+        aggregate=_aggregate(question, years),
+        unit_asked=unit,
+        line_items=[*items, whole],
+    )
+
+
 def unknown_figure_phrases(question: str) -> list[str]:
     """The figures a question asks for in words the vocabulary does not know ("deferred revenue", "cash paid
     for income taxes", "insurance reserves"): in each clause that asks for an amount, the figure's words
@@ -254,7 +431,7 @@ def unknown_figure_phrases(question: str) -> list[str]:
     changes a line item it names ("deferred revenue" beside "revenue")."""
     phrases: list[str] = []
     for clause in clause_texts(question):
-        if asks_why(clause) or asks_yes_no(clause) or RANKING_RE.search(clause):
+        if asks_why(clause) or asks_yes_no(clause) or RANKING_RE.search(clause) or share_asks(clause):
             continue
         if not (_FIGURE_ASK_RE.search(clause) or _names_a_figure(clause) or _asks_what_at(clause)):
             continue
@@ -265,6 +442,11 @@ def unknown_figure_phrases(question: str) -> list[str]:
         if _NOT_A_FIGURE_START_RE.match(words):
             continue
         for phrase in _split_phrase(words):
+            # A name after a figure's words is whose it is ("short-term investments Northwind [held]"): a part
+            # of the company is named before them ("Data Center revenue").
+            named_after = _NAME_AFTER_RE.search(phrase)
+            if named_after and re.search(r"\b[a-z]", phrase[: named_after.start()]):
+                phrase = phrase[: named_after.start()]
             plain = [w for w in phrase.split() if not w[:1].isupper() or (w.isupper() and len(w) <= 5)]
             if (
                 not _uncovered(phrase)
@@ -328,8 +510,11 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
     if HYPOTHETICAL_RE.search(question):
         return []  # a sensitivity ("what would a 100 bp rise do") is stated by the filing, not computed
     requests: list[FigureRequest] = []
-    spans: list[tuple[int, int]] = []
+    shares = share_asks(question)
+    spans: list[tuple[int, int]] = [(a.start, a.end) for a in shares]
     for start, end, metric in metric_mentions(question):
+        if any(a.start <= start < a.end for a in shares):
+            continue  # the whole of a share ("what share of operating income …") is the share's
         spans.append((start, end))
         years = _with_prior_year(question, _years(question, default_year))
         qualifier = qualifier_before(question, start)
@@ -355,8 +540,13 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                 unit_asked=unit,
                 line_items=items,
                 fallbacks=fallbacks,
+                position=start,
             )
         )
+    metric_spans = [(m.start, m.end) for m in metric_mentions(question)]
+    shares = [a for a in shares if not any(s < a.end and a.start < e for s, e in metric_spans)]
+    # A share's explicit part is read by the share ("what percentage of revenue was spent on R&D").
+    spans += [ask.clause for ask in shares if ask.part]
     for m in _ITEM_MARGIN_RE.finditer(question):
         # "COGS % margin", "R&D margin": a line item as a share of revenue (a metric's own margin is a metric).
         mentions = line_item_mentions(m.group("a"))
@@ -428,6 +618,7 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         and not _asks_whether_cash_was_spent(question)
         and not (RANKING_RE.search(question) and len(line_item_mentions(question)) >= 2)
         and not unknown_figure_phrases(question)
+        and not shares
     ):
         return []
     unknown = unknown_figure_phrases(question)
@@ -454,6 +645,7 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                 aggregate=_aggregate(question, years),
                 unit_asked=unit,
                 line_items=[item],
+                position=start,
             )
         )
     for phrase in unknown:
@@ -467,8 +659,21 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                 years=years,
                 aggregate=_aggregate(question, years),
                 unit_asked=unit,
+                position=_position(question, phrase),
             )
         )
+    for ask in shares:
+        if any(r.position >= ask.start and "/" in r.formula for r in requests):
+            continue  # the share is read already ("R&D intensity (R&D as a share of revenue)")
+        # A share is computed where the question asks it: after the figure it refers back to.
+        earlier = [r for r in requests if 0 <= r.position < ask.start]
+        referent = max(earlier, key=lambda r: r.position) if earlier else None
+        share = _share_request(ask, referent, question, _years(question, default_year), unit)
+        if share is None or any(_same_share(share, r) for r in requests):
+            continue
+        share.position = ask.start
+        later = next((k for k, r in enumerate(requests) if r.position > ask.start), len(requests))
+        requests.insert(later, share)
     # The same figure named twice ("R&D intensity (R&D expense as a share of revenue)") is computed once.
     unique: dict[tuple[str, str], FigureRequest] = {}
     for request in requests:

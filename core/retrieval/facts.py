@@ -26,6 +26,7 @@ from core.text.tokens import content_terms
 _MEANING, _WORDS = 0.5, 0.5
 #: A phrase the lexicon does not know is answered only by a fact at least this close.
 MIN_SCORE = 0.55
+_PERCENT_ASKED_RE = re.compile(r"%|\bpercent|\bmargins?\b|\brates?\b|\bratio\b", re.I)
 _PER_SHARE_RE = re.compile(r"\bper (?:diluted |basic )?share\b|\beps\b", re.I)
 _BALANCE_RE = re.compile(r"\b(?:balance|at (?:the )?(?:end|close)|year[- ]end|as of|outstanding)\b", re.I)
 _CASH_RE = re.compile(
@@ -127,8 +128,8 @@ class FactIndex:
             value = fact.value_for(year)
             if value is None or value.number is None or fact.per_share != per_share:
                 continue
-            if value.percent and (item is not None or not re.search(r"%|percent|margin|rate", phrase, re.I)):
-                continue
+            if value.percent != (item is None and bool(_PERCENT_ASKED_RE.search(phrase))):
+                continue  # a margin or a rate is read from a row of percentages, an amount never is
             name_terms = _terms(f"{fact.label} {fact.parent} {fact.table}")
             if part and not part <= name_terms:
                 continue  # the part named (a segment, a product) must be the row's or its table's

@@ -281,3 +281,71 @@ def test_cash_flow_rows_as_filings_label_them():
 )
 def test_a_yes_or_no_settled_by_a_figures_sign(question, headline, verdict):
     assert yes_or_no(question, headline) == verdict
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # The part named after the whole: a part of the company is that part's row of the whole.
+        (
+            "What share of Apple's total net sales came from Services in fiscal 2024?",
+            [("Services as a share of revenue", "Services revenue / revenue")],
+        ),
+        (
+            "What percentage of total revenue did Data Center contribute in fiscal 2023?",
+            [("Data Center as a share of revenue", "Data Center revenue / revenue")],
+        ),
+        # The part names a line item, with the company it belongs to left out.
+        (
+            "What share of revenue went to R&D at NVIDIA in fiscal 2024?",
+            [
+                (
+                    "research and development expense as a share of revenue",
+                    "research and development expense / revenue",
+                )
+            ],
+        ),
+        # The part is a figure the vocabulary does not list: found by its words.
+        (
+            "Stock-based compensation as a percentage of revenue in 2021?",
+            [("Stock-based compensation as a share of revenue", "Stock-based compensation / revenue")],
+        ),
+        # "that" is the figure asked just before: the amount first, then its share.
+        (
+            "How much did NVIDIA spend on research and development in fiscal year 2023, and what share of revenue "
+            "was that?",
+            [
+                ("research and development expense", "research and development expense"),
+                (
+                    "research and development expense as a share of revenue",
+                    "research and development expense / revenue",
+                ),
+            ],
+        ),
+        # "How much of it came from X" asks for the part's amount of the figure just asked.
+        (
+            "Uber 2021: what was total revenue, how fast did it grow, how much of it came from Delivery?",
+            [("Uber revenue", "Uber revenue"), ("Delivery revenue", "Delivery revenue")],
+        ),
+        (
+            "How much of Uber's 2021 revenue came from the United States and Canada region?",
+            [("United States and Canada region revenue", "United States and Canada region revenue")],
+        ),
+    ],
+)
+def test_a_share_is_read_with_its_part_and_its_whole(question, expected):
+    assert [(r.name, r.formula) for r in figure_requests(question, 2023)] == expected
+
+
+def test_a_share_is_not_read_where_none_is_asked():
+    # A yes-or-no threshold, a whole that is the figure itself, and the same share in other words.
+    assert (
+        figure_requests("Are there any product categories that represent more than 20% of revenue?", 2022)
+        == []
+    )
+    listed = figure_requests("Apple FY2024: revenue, growth, share of total net sales?", 2024)
+    assert all(r.formula != "revenue / revenue" for r in listed)
+    shares = figure_requests(
+        "How much of 2021 revenue did stock-based compensation eat up? Give SBC as a % of revenue."
+    )
+    assert len([r for r in shares if "/" in r.formula]) == 1
