@@ -14,7 +14,7 @@ import re
 from collections import defaultdict
 
 from core.finance.page_text import PageText, build_page
-from core.finance.rows import FigureRow, read_rows
+from core.finance.rows import FigureRow, read_rows, scale_at_end
 from core.models import Chunk
 from core.models.facts import Fact, FactValue, TableKind
 
@@ -71,12 +71,12 @@ def _is_fact(row: FigureRow) -> bool:
     return bool(figures)
 
 
-def _page_facts(page: PageText, section_of: dict[str, str]) -> list[tuple[FigureRow, Chunk, str]]:
+def _page_facts(page: PageText, carried: float | None) -> list[tuple[FigureRow, Chunk, str]]:
     """(row, passage, quote) for every row of the page's own text (rows of a leading passage from the page
-    before belong to that page)."""
+    before belong to that page); `carried` is the unit in force at the end of the page before."""
     own = page.own_start()
     out = []
-    for row in read_rows(page.text):
+    for row in read_rows(page.text, carried):
         if row.start < own or not _is_fact(row):
             continue
         found = page.passage_of(row.start, row.end)
@@ -95,13 +95,18 @@ def read_facts(filing_id: str, chunks: list[Chunk]) -> list[Fact]:
     section_of = {c.chunk_id: c.section for c in chunks}
     facts: list[Fact] = []
     previous: Chunk | None = None
+    carried: float | None = None  # the unit in force at the end of the previous page of the same Item
     for number, page_chunks in sorted(by_page.items()):
         lead = [previous] if previous is not None else []
+        if previous is not None and previous.section != min(page_chunks, key=lambda c: c.char_start).section:
+            carried = None  # a table does not run on from one Item into the next
         previous = max(page_chunks, key=lambda c: c.char_start)
         page = build_page(filing_id, number, [*lead, *page_chunks])
         if page is None:
             continue
-        for row, chunk, quote in _page_facts(page, section_of):
+        page_rows = _page_facts(page, carried)
+        carried = scale_at_end(page.text) or carried
+        for row, chunk, quote in page_rows:
             section = section_of.get(chunk.chunk_id, "")
             facts.append(
                 Fact(
@@ -115,7 +120,7 @@ def read_facts(filing_id: str, chunks: list[Chunk]) -> list[Fact]:
                     label=row.label,
                     parent=row.group.strip(" :"),
                     text=quote,
-                    scale=None if row.per_share else row.scale,
+                    scale=None if row.per_share else row.unit_scale,
                     per_share=row.per_share,
                     values=_values(row),
                 )

@@ -13,22 +13,29 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.finance.vocabulary.statements import TITLE_RE, statement_kind, title_kind
 from core.text.figures import Figure, find_figures
 from core.text.markdown_table import is_table_line, table_lines
-from core.text.periods import YEAR, ColumnHeader, column_headers
+from core.text.periods import YEAR, ColumnHeader, column_headers, date_year
 
-# The unit opens a parenthesis or a line ("(In millions, except ...)", "Dollars in millions"), or follows a
+# The unit opens a parenthesis or a line ("(In millions, except ...)", "Dollars in millions"), possibly after the
+# one or two words it measures ("(net income in millions and shares in thousands)"), or follows a
 # dollar sign anywhere ("Statements of Cash Flows $ in millions"); "shares in
 # thousands" later in the same parenthesis is the unit of a count, not of the table's amounts.
 _UNIT_RE = re.compile(
-    r"\(\s*(?:\$|usd|us\$|dollars|amounts|dollar amounts)?\s*(?:in\s+)?(?P<a>millions|thousands|billions)\b"
+    r"\(\s*(?:\$|usd|us\$|dollars|amounts|dollar amounts|(?!shares\b)[a-z]+(?:\s+(?!shares\b)[a-z]+)?(?=\s+in\s))?"
+    r"\s*(?:in\s+)?(?P<a>millions|thousands|billions)\b"
     r"|(?:(?:^|\n)[ \t]*(?:amounts |dollars )?|\$[ \t]+)in\s+(?P<b>millions|thousands|billions)\b",
     re.I,
 )
 _SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+# The unit of share counts where it differs from the amounts': "(In millions, except number of shares, which
+# are reflected in thousands, ...)", "(in millions, shares in thousands)".
+_SHARES_UNIT_RE = re.compile(r"\bshares\b[^)\n]{0,40}?\bin\s+(?P<u>millions|thousands|billions)\b", re.I)
+#: A row that counts shares ("Shares used in computing earnings per share", "Weighted-average shares").
+_SHARE_COUNT_RE = re.compile(r"^shares\b|\bshares (?:used|outstanding|issued)\b|\bnumber of shares\b", re.I)
 _NUM_TOKEN = re.compile(r"^\(?-?\$?\(?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?\)?$")
 _DASH_TOKEN = re.compile(r"^[—–-]{1,3}$")
 _CONTINUES = re.compile(r"^[a-z(&,]")
@@ -49,13 +56,30 @@ class FigureRow:
     caption: str = ""
     group: str = ""  # the heading of the group of rows it belongs to ("Diluted earnings per share:")
     columns: tuple[str, ...] = ()  # each value's column header as printed, where the table gives one
+    share_scale: float | None = None  # the unit of share counts when the table states one of its own
+
+    @property
+    def share_count(self) -> bool:
+        """A count of shares ("Shares used in computing earnings per share: Basic"), not a per-share figure."""
+        return any(_SHARE_COUNT_RE.search(text) for text in (self.group, self.label))
 
     @property
     def per_share(self) -> bool:
-        """A per-share figure (earnings or dividends per share), not an amount of the line item."""
-        squashed = re.sub(r"\s+", "", f"{self.group} {self.label}").lower()
+        """A per-share figure (earnings or dividends per share), not an amount of the line item. A note in
+        brackets ("Cash dividends declared ($0.16 per common share)") does not make the amount per share."""
+        if self.share_count:
+            return False
+        plain = re.sub(r"\([^)]*\)", " ", f"{self.group} {self.label}")
+        squashed = re.sub(r"\s+", "", plain).lower()
         # "(in millions, except per share amounts)" heads a whole statement; it makes no row per-share.
         return bool(re.search(r"(?<!except)per(common|ordinary|diluted|basic)?share", squashed))
+
+    @property
+    def unit_scale(self) -> float | None:
+        """The scale of the row's values: the share counts' own unit for a count of shares, else the table's."""
+        if self.share_count and self.share_scale is not None:
+            return self.share_scale
+        return self.scale
 
     def value_for(self, year: int) -> Figure | None:
         """The value printed in `year`'s column (None when the row has no such column or it is blank). When
@@ -121,6 +145,17 @@ def _scale_before(text: str, pos: int) -> float | None:
     for m in _UNIT_RE.finditer(text, 0, pos):
         found = _SCALE[(m.group("a") or m.group("b")).lower()]
     return found
+
+
+def _share_scale_before(text: str, pos: int) -> float | None:
+    """The unit of share counts stated by the last unit line before `pos` ("... shares in thousands")."""
+    last = None
+    for m in _UNIT_RE.finditer(text, 0, pos):
+        last = m
+    if last is None:
+        return None
+    found = _SHARES_UNIT_RE.search(text, last.start(), min(len(text), last.end() + 120))
+    return _SCALE[found.group("u").lower()] if found else None
 
 
 def _statement_before(text: str, pos: int) -> tuple[str | None, str]:
@@ -232,6 +267,7 @@ def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
                     statement=statement,
                     caption=caption,
                     group=group,
+                    share_scale=_share_scale_before(text, start),
                 )
             )
         words = []
@@ -295,6 +331,13 @@ def _markdown_rows(text: str) -> list[FigureRow]:
             # The header row above the |---| line names periods, even as bare years ("2018 | 2017").
             header_years = [_cell_year(cell) for cell in cells]
             continue
+        if line.above_separator and len(periods) > 1:
+            named = {_cell_year(cell) for cell in periods} - {None}
+            if len(named) == 1 and sum(_cell_year(cell) is not None for cell in periods) == 1:
+                # One year over columns that are categories ("2023 Adjusted Cost | Unrealized Gains | Fair
+                # Value"): the year is the whole table's period, like a year heading a block of rows.
+                header_years, block_year = [], named.pop()
+                continue
         numeric = [
             k for k, c in enumerate(cells) if k > 0 and _NUM_TOKEN.match(c.replace("$", "").replace(" ", ""))
         ]
@@ -320,12 +363,16 @@ def _markdown_rows(text: str) -> list[FigureRow]:
             members.append(values)
         in_header = [y for y in header_years if y is not None]
         columns = tuple(header_cells[k] if k < len(header_cells) else "" for k in numeric)
+        dated = date_year(label) if not in_header else None
         if len(in_header) == len(numeric):
             # Currency signs and blanks sit in cells of their own in some tables: match values to the
             # header's periods in order when their counts agree.
             years = tuple(in_header)
         elif block_year is not None:
             years = tuple(block_year for _ in numeric)
+        elif dated is not None:
+            # Columns that are not periods, in a row that names its date ("Balances, January 29, 2023").
+            years = tuple(dated for _ in numeric)
         else:
             years = tuple(header_years[k] if k < len(header_years) else None for k in numeric)
         statement, caption = (None, "") if _own_context(line.caption) else _statement_before(text, line.start)
@@ -338,6 +385,7 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 end=line.end,
                 text=line.line,
                 scale=_scale_before(text, line.start),
+                share_scale=_share_scale_before(text, line.start),
                 statement=statement,
                 caption=caption or line.caption,
                 # A statement's subtotal sums its section, not the group of rows just above it.
@@ -349,14 +397,48 @@ def _markdown_rows(text: str) -> list[FigureRow]:
         )
         if _ENDS_GROUP_RE.match(label):
             heading, members = "", []  # a group's total ends the group
-    return rows
+    return _roll_forward(rows)
 
 
-def read_rows(text: str) -> list[FigureRow]:
-    """Every labelled row of figures in `text` (a page or a passage), in order."""
-    if any(is_table_line(line) for line in text.splitlines()):
-        return _markdown_rows(text)
-    return _stream_rows(text)
+def _roll_forward(rows: list[FigureRow]) -> list[FigureRow]:
+    """A roll-forward without period columns (a statement of equity, an award activity table) dates its
+    balances in their labels ("Balances, January 30, 2022"); the rows between two dated balances of the same
+    table are the activity of the period that ends at the second one, so they take its year."""
+    out = list(rows)
+    pending: list[int] = []  # rows without a year since the last dated balance of the table
+    opened = False  # a dated balance of this table came before them
+    caption = None
+    for index, row in enumerate(rows):
+        if row.caption != caption:
+            pending, opened, caption = [], False, row.caption
+        dated = date_year(row.label)
+        if any(row.years):
+            if dated is not None and dated in row.years and len(set(row.years)) == 1:
+                if opened:
+                    for k in pending:
+                        out[k] = replace(rows[k], years=tuple(dated for _ in rows[k].years))
+                pending, opened = [], True
+            else:
+                pending, opened = [], False
+        else:
+            pending.append(index)
+    return out
+
+
+def read_rows(text: str, scale: float | None = None) -> list[FigureRow]:
+    """Every labelled row of figures in `text` (a page or a passage), in order. `scale` is the unit in force
+    where the text begins (a table continued from the page before), for rows no unit line of `text` precedes."""
+    rows = (
+        _markdown_rows(text) if any(is_table_line(line) for line in text.splitlines()) else _stream_rows(text)
+    )
+    if scale is None:
+        return rows
+    return [row if row.scale is not None else replace(row, scale=scale) for row in rows]
+
+
+def scale_at_end(text: str) -> float | None:
+    """The unit in force at the end of `text` (the last unit line in it), None when it states none."""
+    return _scale_before(text, len(text))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.failures import failure_message
-from core.finance.facts import read_facts
 from core.index.embedding_cache import CacheStats
 from core.index.store import FilingAlreadyIngested, IndexStore
 from core.ingest.chunker import chunk_sections
@@ -21,6 +20,7 @@ from core.ingest.errors import IngestError
 from core.ingest.parse import parse_filing
 from core.ingest.sections import split_sections
 from core.ingest.validate import check_upload, display_filename
+from core.ingest.xbrl_join import filing_facts
 from core.models import UNKNOWN_COMPANY, Chunk, Fact, Filing, IngestProgress, IngestResult, SourceType
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,9 @@ def filing_id_for(data: bytes) -> str:
 #: 4: PDF text read by PDFium, tables laid out from its character boxes.
 #: 5: every table row kept as a fact (label, heading, values per period, unit), with the embedding of its name;
 #:    content words of "R&D", "SG&A" kept whole by the tokenizer.
-INDEX_VERSION = 5
+#: 6: facts of HTML filings with inline XBRL carry the tagged concept, members and value of each column, and
+#:    where printed and tagged disagree, a sentence saying so.
+INDEX_VERSION = 6
 
 
 class _Progress:
@@ -138,7 +140,7 @@ def _prepare(
     progress.end()
 
     progress.begin("facts")
-    facts = read_facts(filing_id, chunks)
+    facts = filing_facts(filing_id, chunks, data, source_type)
     names = [f.search_name for f in facts]
     # Names repeat within a filing and across filings ("Total revenues"): the cache embeds each once.
     fact_vectors = store.embedding_cache.embed(store.embedder, names) if names else None

@@ -68,6 +68,15 @@ def find_time_expressions(text: str) -> tuple[list[str], list[int]]:
     return list(dict.fromkeys(s for _, _, s in spans)), sorted(years)
 
 
+_DATE_RE = re.compile(rf"\b{_MONTHS}\s+\d{{1,2}},?\s+({YEAR})\b", re.I)
+
+
+def date_year(text: str) -> int | None:
+    """The year of the last full date in `text` ("Balances, January 29, 2023" -> 2023); None without one."""
+    found = _DATE_RE.findall(text)
+    return int(found[-1]) if found else None
+
+
 @dataclass(frozen=True)
 class ColumnHeader:
     """A table's column periods as printed: the fiscal year of each value column, left to right."""

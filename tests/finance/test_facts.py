@@ -137,3 +137,28 @@ def test_a_word_that_changes_a_line_item_makes_it_another_figure():
     requests = figure_requests("How much deferred revenue did the company report in fiscal 2023?", 2023)
     assert [r.name for r in requests] == ["deferred revenue"]
     assert [r.name for r in figure_requests("What was total revenue in fiscal 2023?", 2023)] == ["revenue"]
+
+
+def test_a_table_continued_on_the_next_page_keeps_the_unit_of_the_page_before():
+    first = """NOTE 4 - INVESTMENTS (In millions)
+|  | 2024 | 2023 |
+|---|---|---|
+| Corporate debt securities | 65,622 | 76,840 |"""
+    second = """|  | 2024 | 2023 |
+|---|---|---|
+| Municipal securities | 412 | 628 |"""
+    prose = "The fair value of these securities is measured at the end of each period."
+    # The second page starts with the first page's last passage (prose, without the unit line).
+    chunks = [
+        Chunk(chunk_id=f"{FILING}-{i}", filing_id=FILING, section="Item 8", page=page, chunk_index=i,
+              char_start=i * 1000, char_end=i * 1000 + len(t), text=t)
+        for i, (page, t) in enumerate([(1, first), (1, prose), (2, second)])
+    ]  # fmt: skip
+    facts = read_facts(FILING, chunks)
+    assert [(f.label, f.scale) for f in facts] == [
+        ("Corporate debt securities", 1e6),
+        ("Municipal securities", 1e6),
+    ]
+    # Not across Items: a table in the next Item does not inherit the unit.
+    chunks[2] = chunks[2].model_copy(update={"section": "Item 9"})
+    assert read_facts(FILING, chunks)[-1].scale is None

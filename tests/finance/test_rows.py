@@ -182,3 +182,65 @@ def test_table_rows_with_headers() -> None:
     assert len(rows) == 1
     assert rows[0].rendered == "Research and development: $ 7,339 (2023); $ 5,268 (2022)"
     assert rows[0].line in text
+
+
+# --- table reading rules found by checking facts against inline XBRL ------------------------------------
+
+
+def test_a_note_in_brackets_does_not_make_an_amount_per_share():
+    text = """STATEMENTS OF EQUITY (In millions)
+|  | 2023 | 2022 |
+|---|---|---|
+| Cash dividends declared and paid ($0.16 per common share) | (398) | (399) |
+| Diluted net income per share | 1.74 | 3.85 |"""
+    dividends, eps = read_rows(text)
+    assert not dividends.per_share and dividends.unit_scale == 1e6
+    assert eps.per_share
+
+
+def test_share_counts_take_the_unit_the_table_gives_shares():
+    text = """CONSOLIDATED STATEMENTS OF OPERATIONS
+(In millions, except number of shares, which are reflected in thousands, and per-share amounts)
+|  | 2024 | 2023 |
+|---|---|---|
+| Net income | $ 93,736 | $ 96,995 |
+| Shares used in computing earnings per share: |  |  |
+| Basic | 15,343,783 | 15,744,231 |"""
+    net, basic = read_rows(text)
+    assert net.unit_scale == 1e6 and not net.share_count
+    assert basic.share_count and not basic.per_share and basic.unit_scale == 1e3
+
+
+def test_a_unit_after_the_words_it_measures_is_the_tables_unit():
+    text = """The computation of earnings per share (net income in millions and shares in thousands):
+|  | 2024 | 2023 |
+|---|---|---|
+| Net income | $ 93,736 | $ 96,995 |
+| Weighted-average basic shares outstanding | 15,343,783 | 15,744,231 |"""
+    net, shares = read_rows(text)
+    assert net.scale == 1e6 and net.unit_scale == 1e6
+    assert shares.share_count and shares.unit_scale == 1e3
+
+
+def test_one_year_over_category_columns_is_the_period_of_every_column():
+    text = """|  | 2023 Adjusted Cost | Unrealized Gains | Fair Value |
+|---|---|---|---|
+| Cash | $ 28,359 | $ — | $ 28,359 |
+| Corporate debt securities | 76,840 | 6 | 70,890 |"""
+    cash, debt = read_rows(text)
+    assert cash.years == (2023, 2023) and debt.years == (2023, 2023, 2023)
+
+
+def test_a_roll_forward_dates_its_balances_and_the_activity_between_them():
+    text = """|  | Number of RSUs (in thousands) | Weighted-Average Grant-Date Fair Value Per RSU |
+|---|---|---|
+| Balance as of September 25, 2021 | 240,427 | $ 75.16 |
+| RSUs granted | 91,674 | $ 150.70 |
+| RSUs vested | (115,861) | $ 72.12 |
+| Balance as of September 24, 2022 | 201,501 | $ 109.48 |
+| RSUs granted | 88,768 | $ 150.87 |"""
+    opening, granted, vested, closing, later = read_rows(text)
+    assert opening.years == (2021, 2021) and closing.years == (2022, 2022)
+    assert granted.years == vested.years == (2022, 2022)
+    # Activity after the last dated balance has no closing balance to date it.
+    assert later.years == (None, None)
