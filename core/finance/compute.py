@@ -64,7 +64,7 @@ class ComputedFigure:
 
 
 def _scale(inputs: list[Found]) -> float | None:
-    scales = {f.scale for f in inputs}
+    scales = {f.scale for f in inputs if not f.count}
     return scales.pop() if len(scales) == 1 else None
 
 
@@ -73,7 +73,10 @@ def _amount(value: float, scale: float | None, unit_asked: str | None) -> str:
     sign = "−" if value < 0 else ""  # "−$962 million": the sign before the currency, as analysts write it
     size = abs(value)
     # As precise as the table printed it: 1,577 / 112.5 / 0.95, never rounded away.
-    number = f"{size:,.2f}".rstrip("0").rstrip(".") if size < 1e6 else f"{size:,.0f}"
+    if size < 1:  # an amount per employee in millions: 0.596, not 0.6
+        number = f"{size:.3g}"
+    else:
+        number = f"{size:,.2f}".rstrip("0").rstrip(".") if size < 1e6 else f"{size:,.0f}"
     text = f"{sign}${number} {word}" if word else f"{sign}{number}"
     if scale and unit_asked and _UNIT_SCALE.get(unit_asked) and _UNIT_SCALE[unit_asked] != scale:
         converted = size * scale / _UNIT_SCALE[unit_asked]

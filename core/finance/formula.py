@@ -206,6 +206,7 @@ class Found:
     source: object = None
     scale: float | None = None
     percent: bool = False  # the row states a percentage (a margin or a rate read as printed)
+    count: bool = False  # a count (employees, riders): it has no currency unit, so it sets no scale
 
 
 Lookup = Callable[[Operand, int], Found | None]

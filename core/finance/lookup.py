@@ -35,13 +35,24 @@ def row_score(operand: Operand, row: FigureRow) -> float | None:
     """How well `row` reports `operand` (higher is better); None when it does not."""
     if operand.qualifier:
         # A segment's line item: the row names the segment, and the row or its table names the item.
+        # Its heading may name either ("Greater China:" over "Operating income"; "Revenue by segment" over
+        # "Data Center"); a row that names the segment but not the item is another figure of the segment.
         qualifier = set(content_terms(operand.qualifier))
         label = set(content_terms(normalise_label(row.label)))
-        if not qualifier or not qualifier <= label | set(content_terms(row.caption)):
+        heading = set(content_terms(f"{row.group} {row.caption}"))
+        if not qualifier or not qualifier <= label | heading:
             return None
         item_words = set(content_terms(operand.item.name if operand.item else operand.phrase)) - qualifier
-        named = bool(item_words & (label | set(content_terms(row.caption)))) or not item_words
-        return 6.0 + (2.0 if named else 0.0) + (1.0 if qualifier <= label else 0.0)
+        in_label = bool(item_words & label) or (
+            operand.item is not None and label_rank(operand.item, row.label) is not None
+        )
+        if item_words and not in_label and not item_words & heading:
+            return None
+        return (
+            6.0
+            + (2.0 if in_label else 0.0)
+            + (1.0 if qualifier <= label | set(content_terms(row.group)) else 0.0)
+        )
     if operand.item is not None:
         rank = label_rank(operand.item, row.label)
         if rank is None or row.per_share:

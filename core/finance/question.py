@@ -62,6 +62,7 @@ DIFFERENCE_RE = re.compile(r"\b(difference|how much (more|less|higher|lower)|gap
 #: An amount asked for ("how much", "what was", "in USD millions").
 AMOUNT_RE = re.compile(
     r"\b(how much|how many|what (is|was|were|are)|amount|figure|value|total|level|balance|spend|spent|compar\w*"
+    r"|bring in|brought in|earn(ed|s)?"
     r"|in (usd|us\$|\$|dollars)|(usd|us\$|\$) ?(millions|billions|thousands))\b",
     re.I,
 )
@@ -365,10 +366,16 @@ def figure_words(text: str) -> str:
     words = text.replace(",", " ").split()
     # A preposition left next to another by the removals ("equivalents on at") belongs to nothing.
     ends = {"in", "for", "of", "on", "at", "to", "and", "or", "by", "from", "with", "into"}
+    # ("and for interest" keeps its "and": the figure after it shares the head of the one before.)
     words = [
         w
         for k, w in enumerate(words)
-        if not (w.lower() in ends and k + 1 < len(words) and words[k + 1].lower() in ends)
+        if not (
+            w.lower() in ends
+            and k + 1 < len(words)
+            and words[k + 1].lower() in ends
+            and not (w.lower() in ("and", "or") and k > 0 and words[k - 1].lower() not in ends)
+        )
     ]
     # Keep inner connectives ("cost of revenue", "research and development"): trim only the ends.
     while words and words[0].lower() in ends:

@@ -39,6 +39,7 @@ from core.finance.vocabulary import (
     line_items_in,
     metric_mentions,
     metrics_in,
+    parts_named,
     qualifier_before,
     with_filing_words,
     words_beyond,
@@ -185,6 +186,12 @@ def _split_phrase(words: str) -> list[str]:
         parts.append(words[last : m.start()])
         last = m.end()
     parts.append(words[last:])
+    # "cash paid for income taxes and for interest": the second shares the first's head ("cash paid").
+    for k in range(1, len(parts)):
+        lead = re.match(r"\s*(for|of|in|on|from)\s", parts[k], re.I)
+        head = re.search(rf"^(.+?)\s{lead.group(1)}\s", parts[0], re.I) if lead else None
+        if head:
+            parts[k] = f"{head.group(1)} {parts[k].strip()}"
     return [
         p.strip()
         for p in parts
@@ -234,6 +241,8 @@ def _modified(phrase: str) -> bool:
     """A line item named with a word that changes it, within two words of its name: "deferred revenue",
     "cash paid for income taxes"."""
     beyond = set(words_beyond(phrase))
+    if re.search(r"\bper\s+[A-Za-z]", phrase) and not _PER_SHARE_WORDS_RE.search(phrase):
+        return True  # "revenue per Active Rider" is its own figure
     for m in line_item_mentions(phrase):
         near = [w.lower().strip(",") for w in [*phrase[: m.start].split()[-2:], *phrase[m.end :].split()[:2]]]
         if beyond & set(near):
@@ -241,12 +250,59 @@ def _modified(phrase: str) -> bool:
     return bool(beyond) and not line_item_mentions(phrase)
 
 
+_PER_SHARE_WORDS_RE = re.compile(r"\bper (?:diluted |basic |common )?share\b", re.I)
 _WHAT_IS_RE = re.compile(r"^\s*what (?:is|was|were|are)\b", re.I)
 
 
 def _asks_what_at(clause: str) -> bool:
     """ "What was the insurance reserve at December 31, 2021?": what a thing was at a period named."""
     return bool(_WHAT_IS_RE.match(clause)) and bool(fiscal_years(clause))
+
+
+#: "revenue per employee", "net sales per head": an amount over the company's headcount. Not per share (a
+#: metric), per cent, or per period.
+_PER_COUNT_RE = re.compile(r"\bper\s+(?P<count>(?:[A-Z][\w-]*\s+)?[A-Za-z][\w-]*)")
+_NOT_A_COUNT = frozenset(
+    [
+        "share",
+        "shares",
+        "diluted",
+        "basic",
+        "cent",
+        "annum",
+        "year",
+        "quarter",
+        "month",
+        "week",
+        "day",
+        "hour",
+        "unit",
+        "the",
+        "each",
+    ]
+)
+#: What an analyst calls a company's people, and what filings count them as.
+_HEADCOUNT_RE = re.compile(
+    r"^(?:heads?|headcount|employees?|fte|ftes|full-time equivalents?|staff|workers?)$", re.I
+)
+
+
+def _per_count_requests(question: str) -> list[tuple[int, int, LineItem, str]]:
+    """(start, end, amount's line item, count noun) for each "<line item> per <count>" the question asks: the
+    line item must end right before "per" ("revenue per employee")."""
+    found = []
+    for m in _PER_COUNT_RE.finditer(question):
+        count = m.group("count")
+        if count.split()[0].lower() in _NOT_A_COUNT:
+            continue
+        before = question[: m.start()].rstrip()
+        mentions = [x for x in line_item_mentions(before) if x.end >= len(before) - 1]
+        if not mentions:
+            continue
+        if not _HEADCOUNT_RE.match(count):
+            continue  # "revenue per Active Rider" is a figure a company reports itself: found as one
+        found.append((mentions[-1].start, m.end(), mentions[-1].entry, "employees"))
+    return found
 
 
 #: "what share of revenue", "the percentage of total net sales", "as a % of revenue": a share asked of a whole.
@@ -349,6 +405,34 @@ def share_asks(question: str) -> list[ShareAsk]:
     return asks
 
 
+def _clause_spans(question: str) -> list[tuple[int, int, str]]:
+    """(start, end, text) of each clause of the question, where it stands in the question."""
+    spans, offset = [], 0
+    for clause in clause_texts(question):
+        at = max(question.find(clause, offset), 0)
+        offset = at + len(clause)
+        spans.append((at, at + len(clause), clause))
+    return spans
+
+
+def _parts_at(question: str, start: int, clauses: list[tuple[int, int, str]]) -> list[str]:
+    """The part(s) of the company a figure named at `start` is asked for: the segment named just before it
+    ("Data Center revenue"), else the part or list of parts its clause names as its subject ("Uber's
+    Delivery business … revenue", "its segments, Compute & Networking and Graphics"); empty for the whole."""
+    qualifier = qualifier_before(question, start)
+    at = next((k for k, (s, e, _) in enumerate(clauses) if s <= start < e), None)
+    # A list of parts may run on past the clause's end ("its two segments, Compute & Networking and Graphics").
+    named = (
+        parts_named(clauses[at][2]) or parts_named(" ".join(text for _, _, text in clauses[at : at + 2]))
+        if at is not None
+        else []
+    )
+    if qualifier:
+        # The clause's own name for it when that is longer ("Greater China" where a sentence opens with it).
+        return [next((p for p in named if p.endswith(qualifier)), qualifier)]
+    return named
+
+
 def _position(question: str, phrase: str) -> int:
     """Where a figure phrase is named in the question: the phrase, else its last word (-1: not found)."""
     at = question.find(phrase)
@@ -431,21 +515,34 @@ def unknown_figure_phrases(question: str) -> list[str]:
     changes a line item it names ("deferred revenue" beside "revenue")."""
     phrases: list[str] = []
     for clause in clause_texts(question):
-        if asks_why(clause) or asks_yes_no(clause) or RANKING_RE.search(clause) or share_asks(clause):
+        if (
+            asks_why(clause)
+            or asks_yes_no(clause)
+            or RANKING_RE.search(clause)
+            or share_asks(clause)
+            or _per_count_requests(clause)
+        ):
             continue
         if not (_FIGURE_ASK_RE.search(clause) or _names_a_figure(clause) or _asks_what_at(clause)):
             continue
         known = bool(metric_mentions(clause)) or any(
             line_item_named(clause[m.start : m.end]) for m in line_item_mentions(clause)
         )
-        words = figure_words(clause)
+        # A parenthesis says where or how ("(supplemental cash flow info)", "(cash, net of refunds)").
+        words = figure_words(re.sub(r"\([^)]*\)", " ", clause))
         if _NOT_A_FIGURE_START_RE.match(words):
             continue
         for phrase in _split_phrase(words):
+            # A growth rate is a change of the figure, not a figure ("total revenue growth rate").
+            phrase = re.sub(r"\bgrowth rates?\b", "growth", phrase.strip(" -–—")).strip()
             # A name after a figure's words is whose it is ("short-term investments Northwind [held]"): a part
             # of the company is named before them ("Data Center revenue").
             named_after = _NAME_AFTER_RE.search(phrase)
-            if named_after and re.search(r"\b[a-z]", phrase[: named_after.start()]):
+            if (
+                named_after
+                and re.search(r"\b[a-z]", phrase[: named_after.start()])
+                and not re.search(r"\bper$", phrase[: named_after.start()])  # "revenue per Active Rider"
+            ):
                 phrase = phrase[: named_after.start()]
             plain = [w for w in phrase.split() if not w[:1].isupper() or (w.isupper() and len(w) <= 5)]
             if (
@@ -510,6 +607,7 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
     if HYPOTHETICAL_RE.search(question):
         return []  # a sensitivity ("what would a 100 bp rise do") is stated by the filing, not computed
     requests: list[FigureRequest] = []
+    clauses = _clause_spans(question)
     shares = share_asks(question)
     spans: list[tuple[int, int]] = [(a.start, a.end) for a in shares]
     for start, end, metric in metric_mentions(question):
@@ -517,12 +615,21 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
             continue  # the whole of a share ("what share of operating income …") is the share's
         spans.append((start, end))
         years = _with_prior_year(question, _years(question, default_year))
-        qualifier = qualifier_before(question, start)
-        if qualifier:
+        for qualifier in _parts_at(question, start, clauses):
             # A segment's metric ("Robotics Systems gross margin") is read from the row that reports it.
             name = f"{qualifier} {metric.name}"
-            formula, items, fallbacks = name, [], []
-        else:
+            requests.append(
+                FigureRequest(
+                    name=name,
+                    formula=name,
+                    kind=metric.kind,
+                    years=years,
+                    aggregate=_aggregate(question, years),
+                    unit_asked=unit,
+                    position=start,
+                )
+            )
+        if not _parts_at(question, start, clauses):
             name, formula = metric.name, metric.formula
             fallbacks = list(metric.fallbacks)
             less = _less_item(question, end)
@@ -530,16 +637,32 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                 name, formula, fallbacks = f"{name} less {less.name}", f"({formula}) - {less.name}", []
                 spans.append((end, end + 40))
             items = [o.item for o in operands(parse_formula(formula)) if o.item]
+            requests.append(
+                FigureRequest(
+                    name=name,
+                    formula=formula,
+                    kind=metric.kind,
+                    years=years,
+                    aggregate=_aggregate(question, years),
+                    unit_asked=unit,
+                    line_items=items,
+                    fallbacks=fallbacks,
+                    position=start,
+                )
+            )
+    for start, end, item, noun in _per_count_requests(question):
+        # An amount per head: the amount over a count the filing states (in a table or in prose).
+        spans.append((start, end))
+        years = _with_prior_year(question, _years(question, default_year))
         requests.append(
             FigureRequest(
-                name=name,
-                formula=formula,
-                kind=metric.kind,
+                name=f"{item.name} per {noun[:-1] if noun.endswith('s') else noun}",
+                formula=f"{item.name} / number of {noun}",
+                kind="amount",
                 years=years,
                 aggregate=_aggregate(question, years),
                 unit_asked=unit,
-                line_items=items,
-                fallbacks=fallbacks,
+                line_items=[item],
                 position=start,
             )
         )
@@ -619,6 +742,7 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         and not (RANKING_RE.search(question) and len(line_item_mentions(question)) >= 2)
         and not unknown_figure_phrases(question)
         and not shares
+        and not any(_names_a_figure(c) for c in clause_texts(question))
     ):
         return []
     unknown = unknown_figure_phrases(question)
@@ -632,22 +756,22 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         ):
             continue
         years = _with_prior_year(question, _years(question, default_year))
-        qualifier = qualifier_before(question, start)
-        name = f"{qualifier} {item.name}" if qualifier else item.name
-        if any(r.name == name for r in requests):
-            continue
-        requests.append(
-            FigureRequest(
-                name=name,
-                formula=name,
-                kind="amount",
-                years=years,
-                aggregate=_aggregate(question, years),
-                unit_asked=unit,
-                line_items=[item],
-                position=start,
+        for qualifier in _parts_at(question, start, clauses) or [None]:
+            name = f"{qualifier} {item.name}" if qualifier else item.name
+            if any(r.name == name for r in requests):
+                continue
+            requests.append(
+                FigureRequest(
+                    name=name,
+                    formula=name,
+                    kind="amount",
+                    years=years,
+                    aggregate=_aggregate(question, years),
+                    unit_asked=unit,
+                    line_items=[item],
+                    position=start,
+                )
             )
-        )
     for phrase in unknown:
         # A figure the lexicon does not list: found among the filing's facts by meaning.
         years = _with_prior_year(question, _years(question, default_year))

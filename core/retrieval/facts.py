@@ -20,6 +20,7 @@ from core.finance.formula import Found, Lookup, Operand
 from core.finance.vocabulary import LineItem, label_rank, line_item_named, with_filing_words
 from core.index.catalog import Catalog
 from core.models import Chunk, Fact, FactValue
+from core.text.sentences import split_sentences
 from core.text.tokens import content_terms
 
 #: Share of the score that meaning (embedding similarity) and wording (content words) each carry.
@@ -172,11 +173,45 @@ class FactIndex:
 
 @dataclass(frozen=True)
 class FactSource:
-    """The passage a fact is cited from, and the row to quote (what the calculator cites for an input)."""
+    """The passage a fact is cited from, and the row (or, for a count stated in prose, the sentence) to quote:
+    what the calculator cites for an input."""
 
     chunk: Chunk
     quote: str
-    fact: Fact
+    fact: Fact | None = None
+
+
+#: "number of employees": a count, which a filing may state only in prose.
+_COUNT_ASKED_RE = re.compile(r"^number of (?P<noun>[\w -]+?)s?$", re.I)
+_NUMBER = r"(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<scale>thousand|million)?"
+_COUNT_SCALE = {"thousand": 1e3, "million": 1e6}
+
+
+def _count_sentences(chunks: list[Chunk], noun: str, year: int) -> list[tuple[float, float, Chunk, str]]:
+    """(preference, count, passage, sentence) for each sentence that states a count of `noun` ("As of
+    January 29, 2023, we had approximately 26,196 employees"), best first: a sentence naming the year asked,
+    then one that says as of when, then filing order."""
+    pattern = re.compile(rf"{_NUMBER}\s+(?:[\w-]+\s+){{0,3}}?{re.escape(noun)}s?\b", re.I)
+    found = []
+    for order, chunk in enumerate(chunks):
+        if noun.lower() not in chunk.text.lower():
+            continue
+        for sentence in split_sentences(chunk.text):
+            for m in pattern.finditer(sentence):
+                number = m.group("n")
+                if re.fullmatch(r"(?:19|20)\d\d", number):
+                    continue  # a year, not a count
+                value = float(number.replace(",", "")) * _COUNT_SCALE.get(
+                    (m.group("scale") or "").lower(), 1.0
+                )
+                preference = (
+                    2.0 * bool(re.search(rf"\b{year}\b", sentence))
+                    + bool(re.search(r"\bas of\b|\bat (?:the )?end of\b", sentence, re.I))
+                    - order / (10 * len(chunks))
+                )
+                found.append((preference, value, chunk, sentence.strip()))
+    found.sort(key=lambda f: -f[0])
+    return found
 
 
 def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
@@ -184,7 +219,24 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
     with a value for that year — any close match for a line item the lexicon knows, a close enough one
     (MIN_SCORE) for a phrase it does not. The value is as printed, in the table's unit (its scale kept)."""
 
+    def count_in_prose(operand: Operand, year: int) -> Found | None:
+        asked = _COUNT_ASKED_RE.match(operand.phrase.strip())
+        if asked is None:
+            return None
+        noun = asked.group("noun").strip()
+        for filing_id in filing_ids:
+            stated = _count_sentences(index.catalog.list_chunks(filing_id), noun, year)
+            if stated:
+                _, value, chunk, sentence = stated[0]
+                return Found(
+                    value=value, label=f"{noun}s", year=year, source=FactSource(chunk, sentence), count=True
+                )
+        return None
+
     def lookup(operand: Operand, year: int) -> Found | None:
+        counted = count_in_prose(operand, year)
+        if counted is not None:
+            return counted
         best: FactMatch | None = None
         for filing_id in filing_ids:
             for match in index.search(

@@ -349,3 +349,50 @@ def test_a_share_is_not_read_where_none_is_asked():
         "How much of 2021 revenue did stock-based compensation eat up? Give SBC as a % of revenue."
     )
     assert len([r for r in shares if "/" in r.formula]) == 1
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # The part a clause is about is the subject of its figures, also when named away from them.
+        ("What did Uber's Delivery business bring in as revenue in 2021?", ["Delivery revenue"]),
+        (
+            "What operating margin did Apple's Greater China segment earn in FY2023?",
+            ["Greater China operating margin"],
+        ),
+        (
+            "Greater China segment operating income for Apple in fiscal 2024?",
+            ["Greater China operating income"],
+        ),
+        # A list of parts: one figure each.
+        (
+            "Compare the operating income of NVIDIA's two reportable segments, Compute & Networking and Graphics, "
+            "for fiscal 2024.",
+            ["Compute & Networking operating income", "Graphics operating income"],
+        ),
+        (
+            "Compare segment adjusted EBITDA for Mobility and Delivery at Uber in FY2021.",
+            ["Mobility EBITDA", "Delivery EBITDA"],
+        ),
+        # No part named: the whole company's figures.
+        ("What were revenue and net income in 2023?", ["revenue", "net income"]),
+    ],
+)
+def test_figures_are_read_with_the_part_of_the_company_they_are_asked_for(question, expected):
+    assert [r.name for r in figure_requests(question, 2023)] == expected
+
+
+def test_an_amount_per_head_is_the_amount_over_the_headcount():
+    (request,) = figure_requests("Apple revenue per head in fiscal 2023, using the FTE headcount?", 2023)
+    assert request.formula == "revenue / number of employees" and request.name == "revenue per employee"
+    # Per share is a metric of its own, per Active Rider a figure the company reports itself.
+    assert all(
+        "number of" not in r.formula for r in figure_requests("What was diluted EPS per share in 2021?")
+    )
+
+
+def test_two_figures_sharing_a_head_are_each_asked_for():
+    requests = figure_requests(
+        "Cash paid for income taxes and for interest in FY2021 (supplemental cash flow info)?"
+    )
+    assert [r.name for r in requests] == ["Cash paid for income taxes", "Cash paid for interest"]

@@ -91,3 +91,30 @@ def test_real_filing_facts_are_found_by_meaning(tmp_path):
     assert index.search("goodwill", fid, 2023)[0].value.number == 4372
     assert index.search("cash paid for income taxes", fid, 2023)[0].value.number == 1404
     assert index.search("gross unrecognized tax benefits", fid, 2023)[0].value.number == 1238
+
+
+def test_a_count_the_filing_states_in_prose_is_read_with_its_sentence(tmp_path):
+    """A headcount is rarely in a table: the sentence that states it for the year asked is read and cited."""
+    text = (
+        "Human Capital. As of January 29, 2022, we had approximately 22,473 employees. "
+        "As of January 28, 2023, we had approximately 26,196 employees in 35 countries. "
+        "Our 2023 employee survey had 2023 respondents."
+    )
+    chunk = Chunk(
+        chunk_id="p1", filing_id=FILING, section="Item 1", page=9, chunk_index=0, char_start=0,
+        char_end=len(text), kind="text", text=text,
+    )  # fmt: skip
+    from core.models import Filing
+
+    catalog = Catalog(Settings(data_dir=tmp_path).catalog_path)
+    filing = Filing(
+        filing_id=FILING, filename="acme.htm", company="Acme", source_type="html", pages=1, chunks=1
+    )
+    with catalog.transaction() as conn:
+        catalog.insert_filing(conn, filing, [chunk], [])
+    lookup = fact_lookup(FactIndex(catalog, embed_query=lambda text: []), [FILING])
+    found = lookup(Operand("number of employees", None, (2023,)), 2023)
+    assert found is not None and found.value == 26196 and found.count
+    assert "26,196 employees" in found.source.quote and found.source.chunk.chunk_id == "p1"
+    assert lookup(Operand("number of employees", None, (2022,)), 2022).value == 22473
+    assert lookup(Operand("number of stores", None, (2023,)), 2023) is None

@@ -11,6 +11,7 @@ from core.finance.vocabulary.line_items import (
     line_item_mentions,
     line_items_in,
     normalise_label,
+    parts_named,
     qualifier_before,
 )
 from core.finance.vocabulary.mentions import Mention
@@ -52,6 +53,7 @@ __all__ = [
     "metric_mentions",
     "metrics_in",
     "normalise_label",
+    "parts_named",
     "qualifier_before",
     "search_terms_for",
     "statement_kind",

@@ -585,3 +585,58 @@ def qualifier_before(text: str, start: int) -> str | None:
     if all(w.lower() in _NOT_QUALIFIERS for w in words):
         return None
     return " ".join(words)
+
+
+#: A name as analysts write a part of a company: capitalised words, "&" inside ("Compute & Networking").
+_NAME = r"[A-Z][\w.+-]*(?:\s+&\s+[A-Z][\w.+-]*|\s+[A-Z][\w.+-]*)*"
+#: "the Delivery business", "Apple's Greater China segment", "Data Center and AI segment": one part, named
+#: before the word that says it is a part (singular).
+_ONE_PART_RE = re.compile(
+    rf"(?<![\w'’])({_NAME}(?:\s+(?:and|of)\s+{_NAME})?)\s+(?:reportable\s+)?(?:segment|business|division|unit|region)(?:['’]s)?\b(?!s)"
+)
+#: "segments, Compute & Networking and Graphics", "for Mobility and Delivery": several parts in a list.
+_PART_LIST_RE = re.compile(rf"(?<![\w'’])({_NAME}(?:\s*,\s*{_NAME})*\s*,?\s+and\s+{_NAME})(?!['’]s)")
+_PART_WORDS_RE = re.compile(r"\b(?:segments?|divisions?|business(?:es)?|regions?|units?)\b", re.I)
+#: Capitalised only because they open a question: never part of a name.
+_OPENERS = frozenset(
+    [
+        "compare",
+        "what",
+        "which",
+        "how",
+        "give",
+        "show",
+        "list",
+        "state",
+        "provide",
+        "calculate",
+        "find",
+        "did",
+        "does",
+        "is",
+        "was",
+    ]
+)
+
+
+def parts_named(clause: str) -> list[str]:
+    """The parts of the company (segments, businesses, regions) a clause names as the subject of its figures:
+    one ("What did Uber's Delivery business bring in?") or a list ("Compare the operating income of its two
+    segments, Compute & Networking and Graphics"). A company's own name (possessive) is not a part."""
+    text = re.sub(r"\([^)]*\)", " ", clause)
+    one = _ONE_PART_RE.search(text)
+    if one:
+        words = one.group(1).split()
+        while words and (words[0].lower() in _NOT_QUALIFIERS or words[0].lower() in _OPENERS):
+            words = words[1:]
+        if words:
+            return [" ".join(words)]
+    if not _PART_WORDS_RE.search(text):
+        return []
+    listed = _PART_LIST_RE.search(text)
+    if not listed:
+        return []
+    parts = [p.strip() for p in re.split(r"\s*,\s*|\s+and\s+", listed.group(1)) if p.strip()]
+    parts = [" ".join(w for w in p.split() if w.lower() not in _OPENERS) for p in parts]
+    parts = [p for p in parts if p and p.split()[0].lower() not in _NOT_QUALIFIERS]
+    return parts if len(parts) >= 2 else []

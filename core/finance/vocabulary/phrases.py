@@ -14,7 +14,7 @@ NEUTRAL_WORDS = frozenset(
     [
         *("total", "net", "gross", "annual", "consolidated", "quarterly", "reported", "overall"),
         *("adjusted", "unadjusted", "fiscal", "year-end", "expense", "expenses", "amount", "amounts"),
-        *("spending", "figure", "figures"),
+        *("spending", "figure", "figures", "segment", "segments", "business", "division", "region"),
     ]
 )
 
