@@ -15,8 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from core.config import load_settings
-from core.models import STRATEGY_CHOICES, Chunk, IngestProgress, IngestResult, Plan, RunEvent, RunRecord
-from core.service import ServiceUnavailable, Workbench
+from core.models import (
+    STRATEGY_CHOICES,
+    TABLE_KIND_NAMES,
+    Chunk,
+    IngestProgress,
+    IngestResult,
+    Plan,
+    RunEvent,
+    RunRecord,
+)
+from core.service import FilingNotFound, ServiceUnavailable, Workbench
 
 
 def _workbench(args: argparse.Namespace) -> Workbench:
@@ -123,6 +132,18 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 def cmd_filings(args: argparse.Namespace) -> int:
     """Print the ingested filings as one JSON list."""
     _print_json([f.model_dump(mode="json") for f in _workbench(args).filings()])
+    return 0
+
+
+def cmd_facts(args: argparse.Namespace) -> int:
+    """Print a filing's tables built from its facts (periods as columns, rows in printed order) as one JSON
+    object; --statement keeps one kind of table, --query the rows it finds."""
+    try:
+        view = _workbench(args).statements(args.filing, statement=args.statement, query=args.query)
+    except FilingNotFound as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    _print_json(view.model_dump(mode="json"))
     return 0
 
 
@@ -353,6 +374,10 @@ def build_parser() -> argparse.ArgumentParser:
     add("ingest", cmd_ingest, "ingest filings (PDF, HTML, TXT)").add_argument("paths", nargs="+")
     add("chunks", cmd_chunks, "print chunks as JSON Lines").add_argument("--filing", default=None)
     add("filings", cmd_filings, "list ingested filings")
+    facts = add("facts", cmd_facts, "print a filing's statements, built from its table rows, as JSON")
+    facts.add_argument("--filing", required=True, help="filing id")
+    facts.add_argument("--statement", choices=list(TABLE_KIND_NAMES), default=None, help="one kind of table")
+    facts.add_argument("--query", default=None, help="rows whose label has these words (else: by meaning)")
     add("delete", cmd_delete, "delete a filing").add_argument("filing_id")
     reindex = add("reindex", cmd_reindex, "index filings again from their stored originals")
     reindex.add_argument("--filing", action="append", default=None, help="filing id (repeatable)")

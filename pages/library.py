@@ -1,4 +1,4 @@
-"""Library: upload filings, watch them ingest, browse their sections, delete them."""
+"""Library: upload filings, watch them ingest, browse their sections and financial statements, delete them."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import streamlit as st
 
 from core.models import IngestProgress
 from core.service.display import escape_markdown
+from views.components.financials import show_financials
 from views.components.navigation import page_setup
 
 # Set by the Cancel button shown while files are ingested; read once on the rerun it causes.
@@ -139,38 +140,42 @@ labels = {f.filing_id: f"{f.label} — {f.filename}" for f in filings}
 chosen = st.selectbox("Inspect a filing", options=list(labels), format_func=labels.get)
 filing = bench.filing(chosen) if chosen else None
 if filing is not None:
-    sections = bench.sections(filing.filing_id)
-    left, right = st.columns([3, 1])
-    with left:
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "Section": s.section,
-                        "Title": s.title,
-                        "Passages": s.chunks,
-                        "Pages": f"{s.first_page}–{s.last_page}"
-                        if s.last_page != s.first_page
-                        else str(s.first_page),
-                    }
-                    for s in sections
-                ]
-            ),
-            hide_index=True,
-            width="stretch",
-        )
-    with right:
-        st.metric("Passages", filing.chunks)
-        st.metric("Pages", filing.pages)
-        page_kind = (
-            "PDF page numbers as a viewer shows them"
-            if filing.source_type == "pdf"
-            else "printed page numbers"
-        )
-        st.caption(f"Source: {filing.source_type.upper()}; pages are {page_kind}.")
-    for s in sections:
-        with st.expander(f"{s.section} — {s.title}" if s.title else s.section):
-            st.text(s.preview)
+    sections_tab, financials_tab = st.tabs(["Sections", "Financials"])
+    with sections_tab:
+        sections = bench.sections(filing.filing_id)
+        left, right = st.columns([3, 1])
+        with left:
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {
+                            "Section": s.section,
+                            "Title": s.title,
+                            "Passages": s.chunks,
+                            "Pages": f"{s.first_page}–{s.last_page}"
+                            if s.last_page != s.first_page
+                            else str(s.first_page),
+                        }
+                        for s in sections
+                    ]
+                ),
+                hide_index=True,
+                width="stretch",
+            )
+        with right:
+            st.metric("Passages", filing.chunks)
+            st.metric("Pages", filing.pages)
+            page_kind = (
+                "PDF page numbers as a viewer shows them"
+                if filing.source_type == "pdf"
+                else "printed page numbers"
+            )
+            st.caption(f"Source: {filing.source_type.upper()}; pages are {page_kind}.")
+        for s in sections:
+            with st.expander(f"{s.section} — {s.title}" if s.title else s.section):
+                st.text(s.preview)
+    with financials_tab:
+        show_financials(bench, filing, outdated=filing.filing_id in {f.filing_id for f in outdated})
 
     with st.popover("Delete this filing", icon=":material/delete:"):
         st.write(f"Remove {escape_markdown(filing.label)} and all its passages from both indexes?")

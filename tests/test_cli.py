@@ -80,3 +80,54 @@ def test_bad_input_exits_non_zero_with_one_line_reason(tmp_path):
     assert done.stdout == ""
     reason = done.stderr.strip().splitlines()
     assert len(reason) == 1 and "empty" in reason[0].lower()
+
+
+@pytest.mark.slow
+def test_facts_prints_a_filings_statements_and_finds_rows(tmp_path):
+    data_dir = str(tmp_path / "data")
+    sample = REPO_ROOT / "sample_docs" / "northwind_10k_fy2025.html"
+    done = run_cli("ingest", str(sample), "--quiet", "--data-dir", data_dir)
+    assert done.returncode == 0, done.stderr
+    filing_id = json.loads(done.stdout)["filing_id"]
+
+    done = run_cli("facts", "--filing", filing_id, "--statement", "income", "--data-dir", data_dir)
+    assert done.returncode == 0, done.stderr
+    view = json.loads(done.stdout)
+    assert set(view) == {"filing_id", "facts", "kinds", "statement", "query", "matched_by", "tables"}
+    assert view["filing_id"] == filing_id and view["facts"] > 100 and view["matched_by"] == "all"
+    assert view["kinds"][:3] == ["income", "balance", "cash_flow"]
+    (income,) = view["tables"]
+    assert income["kind"] == "income" and income["unit"] == "in millions" and income["pages"] == [16]
+    assert [c["label"] for c in income["columns"]] == ["2025", "2024"]
+    labels = [r["label"] for r in income["rows"] if not r["heading"]]
+    assert labels.index("Gross profit") < labels.index("Operating income") < labels.index("Net income")
+    net = next(r for r in income["rows"] if r["label"] == "Net income")
+    assert net["values"] == {"2025": "$19.6", "2024": "$4.0"} and net["page"] == 16
+    chunks = {
+        c["chunk_id"]: c
+        for c in map(json.loads, run_cli("chunks", "--data-dir", data_dir).stdout.splitlines())
+    }
+    assert net["text"] in chunks[net["chunk_id"]]["text"]  # the row, verbatim in the passage it links to
+
+    done = run_cli("facts", "--filing", filing_id, "--query", "deferred revenue", "--data-dir", data_dir)
+    view = json.loads(done.stdout)
+    assert view["matched_by"] == "words"
+    found = [(t["kind"], r["label"]) for t in view["tables"] for r in t["rows"] if not r["heading"]]
+    assert found == [
+        ("balance", "Deferred revenue, current"),
+        ("balance", "Deferred revenue, non-current"),
+        ("cash_flow", "Deferred revenue"),
+    ]
+
+    view = json.loads(
+        run_cli("facts", "--filing", filing_id, "--query", "borrowings", "--data-dir", data_dir).stdout
+    )
+    assert view["matched_by"] == "meaning"
+    rows = [r for t in view["tables"] for r in t["rows"] if not r["heading"]]
+    assert "Long-term debt, net" in [r["label"] for r in rows] and all(r["score"] >= 0.4 for r in rows)
+
+    missing = run_cli("facts", "--filing", "no-such-filing", "--data-dir", data_dir)
+    assert missing.returncode == 1 and missing.stdout == ""
+    assert missing.stderr.strip() == "No filing with id no-such-filing is in the library."
+    wrong = run_cli("facts", "--filing", filing_id, "--statement", "profit", "--data-dir", data_dir)
+    assert wrong.returncode == 2 and "invalid choice: 'profit'" in wrong.stderr

@@ -13,7 +13,8 @@ from core.finance.requests import FigureRequest, sign_asked
 NOT_REPORTED = " is not reported"
 #: That note's reason, for readers of an answer (a missing input of one definition is not a missing answer).
 FALLBACK_REASON_RE = re.compile(rf", as [^()]{{1,80}}?{NOT_REPORTED}\)")
-_UNIT_WORD = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
+#: A table's scale in words (1e6: "million"), for stating amounts and naming a table's unit.
+UNIT_WORD = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
 _UNIT_SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 
 
@@ -69,7 +70,7 @@ def _scale(inputs: list[Found]) -> float | None:
 
 
 def _amount(value: float, scale: float | None, unit_asked: str | None) -> str:
-    word = _UNIT_WORD.get(scale or 0.0)
+    word = UNIT_WORD.get(scale or 0.0)
     sign = "−" if value < 0 else ""  # "−$962 million": the sign before the currency, as analysts write it
     size = abs(value)
     # As precise as the table printed it: 1,577 / 112.5 / 0.95, never rounded away.

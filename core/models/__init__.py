@@ -16,7 +16,17 @@ from core.models.evaluation import (
     MetricVariant,
     SystemAnswer,
 )
-from core.models.facts import TABLE_KIND_NAMES, Fact, FactValue, TableKind
+from core.models.facts import (
+    TABLE_KIND_NAMES,
+    Fact,
+    FactValue,
+    FinancialStatements,
+    MatchedBy,
+    StatementColumn,
+    StatementRow,
+    StatementTable,
+    TableKind,
+)
 from core.models.filings import (
     FRONT_MATTER,
     ITEM_TITLES,
@@ -108,10 +118,12 @@ __all__ = [
     "FactValue",
     "Fallback",
     "Filing",
+    "FinancialStatements",
     "Gap",
     "IngestProgress",
     "IngestResult",
     "KnowledgeCard",
+    "MatchedBy",
     "MetricValue",
     "MetricVariant",
     "NodeName",
@@ -131,6 +143,9 @@ __all__ = [
     "SectionSummary",
     "SourceType",
     "StageScores",
+    "StatementColumn",
+    "StatementRow",
+    "StatementTable",
     "StepOrigin",
     "StepRecord",
     "Strategy",

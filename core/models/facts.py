@@ -118,3 +118,60 @@ class Fact(BaseModel):
         """What the row is, for finding it by meaning: its name, with the table's title when the label alone
         is generic ("Deferred Revenue: Balance at end of period")."""
         return f"{self.table}: {self.name}" if self.generic and self.table else self.name
+
+
+# --- A filing's statements as tables (what the Library and the `facts` command show) ----------------------
+
+#: How rows of a statements view were chosen: every row, rows whose words match the query, rows closest in
+#: meaning to it (no row's words matched), or none (nothing matched).
+MatchedBy = Literal["all", "words", "meaning", "nothing"]
+
+
+class StatementColumn(BaseModel):
+    """A period column of a table: its key in the rows' values, its header, its fiscal year (None: unknown)."""
+
+    key: str
+    label: str
+    fiscal_year: int | None = None
+
+
+class StatementRow(BaseModel):
+    """A row of a table as printed: a heading (no values) or a fact's label with its values by column key."""
+
+    label: str
+    parent: str = ""
+    depth: int = Field(default=0, description="1 for a row under a heading, 0 for a heading or a top row.")
+    heading: bool = Field(default=False, description="A heading the filing prints above its rows.")
+    values: dict[str, str] = Field(default_factory=dict, description="Column key -> the value as printed.")
+    unit: str = Field(default="", description="The row's unit where it is not the table's ('per share').")
+    fact_id: str = ""
+    page: int | None = None
+    chunk_id: str = ""
+    text: str = Field(default="", description="The row as printed: the quote to find in its passage.")
+    score: float | None = Field(
+        default=None, description="Closeness in meaning to the query, when ranked so."
+    )
+
+
+class StatementTable(BaseModel):
+    """One printed table of a filing (a statement continued over pages is one table), rows in printed order."""
+
+    kind: TableKind
+    kind_name: str
+    title: str
+    unit: str = Field(default="", description="The unit of its amounts as printed ('in millions'), or ''.")
+    pages: list[int] = Field(default_factory=list)
+    columns: list[StatementColumn] = Field(default_factory=list)
+    rows: list[StatementRow] = Field(default_factory=list)
+
+
+class FinancialStatements(BaseModel):
+    """A filing's tables built from its facts, optionally one kind of table and the rows a query finds."""
+
+    filing_id: str
+    facts: int = Field(description="How many facts the filing has (0: none read, e.g. an older index).")
+    kinds: list[TableKind] = Field(default_factory=list, description="The kinds of table the filing has.")
+    statement: TableKind | None = None
+    query: str = ""
+    matched_by: MatchedBy = "all"
+    tables: list[StatementTable] = Field(default_factory=list)

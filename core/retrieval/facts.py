@@ -99,6 +99,14 @@ class FactIndex:
                 self._cache.pop(next(iter(self._cache)))
         return facts, vectors
 
+    def similarity(self, phrase: str, filing_id: str) -> np.ndarray | None:
+        """How close in meaning each of the filing's facts (in filing order) is to `phrase`: the cosine of the
+        phrase's embedding and each fact's name embedding. None when the facts have no vectors."""
+        vectors = self._load(filing_id)[1]
+        if vectors is None:
+            return None
+        return vectors @ np.asarray(self._embed_query(with_filing_words(phrase)), dtype=np.float32)
+
     def search(
         self,
         phrase: str,
@@ -110,18 +118,15 @@ class FactIndex:
         limit: int = 5,
     ) -> list[FactMatch]:
         """Facts of the filing that report `phrase` for fiscal `year`, best first."""
-        facts, vectors = self._load(filing_id)
+        facts = self.facts(filing_id)
         if not facts:
             return []
         item = item or line_item_named(phrase)
         wanted = _terms(
             with_filing_words(phrase) if item is None else f"{phrase} {item.name} {item.search_terms}"
         )
-        meaning = (
-            vectors @ np.asarray(self._embed_query(with_filing_words(phrase)), dtype=np.float32)
-            if vectors is not None
-            else np.zeros(len(facts), dtype=np.float32)
-        )
+        similarity = self.similarity(phrase, filing_id)
+        meaning = similarity if similarity is not None else np.zeros(len(facts), dtype=np.float32)
         per_share = bool(_PER_SHARE_RE.search(phrase))
         part = _terms(qualifier) if qualifier else set()
         matches: list[FactMatch] = []

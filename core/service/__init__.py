@@ -12,6 +12,7 @@ from typing import Any
 
 from core.config import ServiceUnavailable, Settings, save_settings
 from core.failures import WorkbenchError, failure_message
+from core.finance.statement_tables import statement_tables
 from core.graph.background import BackgroundRuns, LiveRun, RunBusy
 from core.graph.deps import EventCallback, build_deps
 from core.graph.plan_diff import diff_plans
@@ -23,15 +24,18 @@ from core.models import (
     Chunk,
     Citation,
     Filing,
+    FinancialStatements,
     IngestResult,
     Plan,
     RunRecord,
     RunSummary,
     SearchResult,
     SectionSummary,
+    TableKind,
 )
 from core.report.cited_passage import CitedPassage, locate_citation
 from core.report.labels import clip
+from core.retrieval.facts import FactIndex
 from core.retrieval.retriever import Retriever, StrategyChoice
 from core.service.evaluation import EvaluationMethods
 
@@ -47,6 +51,7 @@ SAMPLE_FILING = Path(__file__).resolve().parents[2] / "sample_docs" / "northwind
 __all__ = [
     "SAMPLE_FILING",
     "CitedPassage",
+    "FilingNotFound",
     "LiveRun",
     "RunBusy",
     "RunNotFound",
@@ -57,6 +62,10 @@ __all__ = [
     "failure_message",
     "get_workbench",
 ]
+
+
+class FilingNotFound(WorkbenchError, KeyError):
+    """No filing with the id asked for is in the library."""
 
 
 class Workbench(EvaluationMethods):
@@ -121,6 +130,24 @@ class Workbench(EvaluationMethods):
     def sections(self, filing_id: str) -> list[SectionSummary]:
         """A filing's sections in filing order, with chunk counts, page range and a preview."""
         return self.store.catalog.section_summaries(filing_id, preview=lambda text: clip(text, 400))
+
+    def statements(
+        self, filing_id: str, *, statement: TableKind | None = None, query: str | None = None
+    ) -> FinancialStatements:
+        """A filing's tables built from its facts (periods as columns, rows in printed order, each with its page
+        and passage): one kind of table when `statement` is given, and the rows a `query` finds — by the words
+        of their labels, or, when words find none, by meaning. Raises FilingNotFound for an unknown id."""
+        if self.filing(filing_id) is None:
+            raise FilingNotFound(f"No filing with id {filing_id} is in the library.")
+        # Built per call, so a re-indexed filing shows its new facts; the query embedding is the retriever's.
+        facts = FactIndex(self.store.catalog, self.retriever.embed_query)
+        return statement_tables(
+            filing_id,
+            facts.facts(filing_id),
+            statement=statement,
+            query=query,
+            meaning=lambda text: facts.similarity(text, filing_id),
+        )
 
     def cited_passage(self, citation: Citation) -> CitedPassage | None:
         """Where a citation's quote is printed: the passage that holds it, and for a PDF its page with the quote

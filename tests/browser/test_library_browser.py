@@ -73,3 +73,36 @@ def test_an_ingestion_can_be_cancelled_and_leaves_nothing(app_server, page):
     store = IndexStore.open(Settings(data_dir=app_server["data_dir"]))
     assert all("NVIDIA" not in f.company for f in store.catalog.list_filings())
     assert store.repair() == [], "nothing half-written to repair"
+
+
+def test_financials_tab_shows_statements_finds_rows_and_opens_a_passage(app_server, page):
+    page.goto(f"{app_server['url']}/library")
+    wait_for_app(page)
+    if "Northwind" not in page.locator("body").inner_text():
+        page.locator("input[type='file']").set_input_files([str(SAMPLE)])
+        page.get_by_role("button", name="Ingest").click()
+        page.get_by_text("passages in").wait_for(timeout=300_000)
+        wait_for_app(page)
+
+    page.get_by_role("tab", name="Financials").click()
+    wait_for_app(page)
+    page.get_by_text("STATEMENTS OF OPERATIONS").wait_for()
+    body = page.locator("body").inner_text()
+    assert "Income statement; in millions; page 16." in body
+    screenshot(page, "library-financials-income")
+
+    page.get_by_text("Balance sheet", exact=True).click()
+    wait_for_app(page)
+    page.get_by_text("BALANCE SHEETS").wait_for()
+    page.get_by_label("Find rows by label", exact=True).fill("deferred revenue")
+    page.get_by_label("Find rows by label", exact=True).press("Enter")
+    wait_for_app(page)
+    rows = page.locator("[data-testid='stSelectbox']").filter(has_text="Open a row's page and passage")
+    rows.locator("input").click()
+    page.keyboard.type("Deferred revenue, current")  # typing opens the list, filtered
+    page.get_by_role("option", name="Current liabilities — Deferred revenue, current (page 17)").click()
+    wait_for_app(page)
+    marked = page.locator("mark", has_text="Deferred revenue, current")
+    marked.wait_for()
+    assert "52.6" in marked.inner_text()
+    screenshot(page, "library-financials-search")

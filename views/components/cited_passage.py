@@ -49,7 +49,13 @@ def show_cited_passages(bench: Workbench, record: RunRecord) -> None:
     )
     if str(number) != wanted:
         st.query_params["cite"] = str(number)
-    passage = _cited(bench, str(bench.settings.data_dir), cited[number].model_dump_json())
+    show_passage(bench, cited[number])
+
+
+def show_passage(bench: Workbench, citation: Citation) -> None:
+    """A quote where it is printed: its PDF page with the quote highlighted, or its passage with the quote
+    marked (and the passage as indexed, for a PDF)."""
+    passage = _cited(bench, str(bench.settings.data_dir), citation.model_dump_json())
     if passage is None:
         st.info("This filing is no longer in the library, so its passage cannot be shown.")
         return
