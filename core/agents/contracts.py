@@ -150,6 +150,11 @@ class ReportDraft(BaseModel):
         default_factory=list,
         description="The answer first: one claim per part of the question, stating the figure or fact asked for.",
     )
-    summary: str = Field(default="", description="Two or three sentences answering the question.")
+    summary: str = Field(
+        default="",
+        description="One short paragraph (one to four sentences) answering every part of the question in order, "
+        "each figure with its period and unit, citing evidence ids in brackets.",
+    )
+    method: str = Field(default="", description="Leave empty: the workbench says how the answer was made.")
     sections: list[ReportSection] = Field(default_factory=list)
     conflicts: list[DraftClaim] = Field(default_factory=list)

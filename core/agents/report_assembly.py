@@ -128,11 +128,14 @@ def assemble_report(draft: ReportDraft, evidence: dict[str, Evidence]) -> tuple[
     """Markdown answer grouped by sub-question, with [n] citations, and the citations themselves."""
     book = CitationBook(evidence)
     lines = ["## Answer", ""]
+    # The paragraph an analyst pastes into a note first, then each figure with its working and the passages.
+    if draft.summary.strip():
+        lines += [_summary(book, draft.summary), ""]
     if draft.answer:
         lines += [_claim_line(book, claim, headline=True) for claim in draft.answer]
         lines.append("")
-    if draft.summary.strip():
-        lines += [_summary(book, draft.summary), ""]
+    if draft.method.strip():
+        lines += [f"_{_inert(draft.method)}_", ""]
     for section in draft.sections:
         lines.append(f"### {_inert(section.heading)}")
         lines += [_claim_line(book, claim) for claim in section.claims]

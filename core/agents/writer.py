@@ -45,24 +45,77 @@ def _filings_label(inputs: WriterInput) -> str:
 ANSWER_SENTENCES = 2
 
 
-def figure_answers(inputs: WriterInput) -> list[DraftClaim]:
-    """The figures the calculator steps computed, latest computation of each first; parts it could not
-    compute are stated as not found."""
-    by_name: dict[str, DraftClaim] = {}
+def _figures(inputs: WriterInput) -> list[tuple[DraftClaim, str]]:
+    """(the figure with its working, the figure as a sentence) for each figure the calculator steps computed,
+    latest computation of each first; parts it could not compute are stated as not found."""
+    by_name: dict[str, tuple[DraftClaim, str]] = {}
     for step in inputs.steps:
         if step.tool != "calculator":
             continue
         for card in step.cards:
             if card.evidence_ids:  # a later computation (a re-run after follow-ups) replaces an earlier one
-                by_name[_figure_label(card.claim)] = DraftClaim(
-                    text=card.claim, evidence_ids=card.evidence_ids
+                by_name[_figure_label(card.claim)] = (
+                    DraftClaim(text=card.claim, evidence_ids=card.evidence_ids),
+                    card.statement or "",
                 )
         for part in (step.evidence_note or "").split("; "):
             if "not computed" in part:
+                missing = _NOT_FOUND_RE.search(part)
+                sentence = f"The filings searched do not state {missing.group(1)}." if missing else ""
                 by_name.setdefault(
-                    _figure_label(part), DraftClaim(text=f"{part.rstrip('.')}.", evidence_ids=[])
+                    _figure_label(part), (DraftClaim(text=f"{part.rstrip('.')}.", evidence_ids=[]), sentence)
                 )
     return list(by_name.values())
+
+
+_NOT_FOUND_RE = re.compile(r"not computed\s*[—-]\s*(.+?) not found")
+
+
+def figure_answers(inputs: WriterInput) -> list[DraftClaim]:
+    """The figures the calculator steps computed (with their workings), and the parts not found."""
+    return [claim for claim, _ in _figures(inputs)]
+
+
+#: A sentence that gives a reason ("driven by", "due to", "reflecting", "as a result of").
+_BECAUSE_RE = re.compile(
+    r"\b(?:driven|due to|primarily (?:by|from|as)|reflect\w*|as a result of|attributable to|because|offset by"
+    r"|result(?:ed|ing)? from)\b",
+    re.I,
+)
+#: Longest paragraph, in sentences: the figures and the reason, not the evidence.
+PARAGRAPH_SENTENCES = 5
+
+
+def answer_paragraph(
+    inputs: WriterInput,
+    figures: list[tuple[DraftClaim, str]],
+    verdict: str | None,
+    ranking: DraftClaim | None,
+    narrative: list[DraftClaim],
+) -> str:
+    """The answer as an analyst writes it in a note: a verdict or ranking first, each figure in a sentence
+    (its period, its unit) with the ids of the rows it is read from, then — for a why, or when no figure
+    answers — the filing's own words, quoted. Evidence ids in brackets; the assembler numbers them."""
+
+    def cited(text: str, ids: list[str]) -> str:
+        marks = f" [{', '.join(dict.fromkeys(ids))}]" if ids else ""
+        return f"{text.rstrip('.')}{marks}."
+
+    sentences: list[str] = []
+    if ranking is not None:
+        sentences.append(cited(ranking.text, ranking.evidence_ids))
+    for n, (claim, sentence) in enumerate(figures):
+        if not sentence:
+            continue
+        text = f"{verdict}. {sentence}" if verdict and n == 0 else sentence
+        sentences.append(cited(text, claim.evidence_ids))
+    stated_figures = any(claim.evidence_ids for claim, _ in figures)
+    reasons = [c for c in narrative if _BECAUSE_RE.search(c.text)] if stated_figures else narrative
+    if reasons and (not stated_figures or asks_why(inputs.question)):
+        quote = reasons[0].text.strip().rstrip(".")
+        lead = "The filing explains" if stated_figures else "The filing states"
+        sentences.append(cited(f"{lead}: “{quote}”", reasons[0].evidence_ids))
+    return " ".join(sentences[:PARAGRAPH_SENTENCES])
 
 
 def ranking_answer(question: str, figures: list[DraftClaim]) -> DraftClaim | None:
@@ -175,8 +228,10 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
             ReportSection(heading=f"{step.index + 1}. {step.sub_question}", claims=claims, gap=gap)
         )
     missing = len(inputs.steps) - answered
-    figures = figure_answers(inputs)
+    computed = _figures(inputs)
+    figures = [claim for claim, _ in computed]
     ranking = ranking_answer(inputs.question, figures)
+    verdict = None
     if ranking is not None:
         figures = [ranking, *figures]
     elif len(figures) == 1 and figures[0].evidence_ids:
@@ -185,13 +240,19 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
         if verdict:
             figures = [figures[0].model_copy(update={"text": f"{verdict}. {figures[0].text}"})]
     narrative = _narrative_answer(inputs, figures_stated=any(f.evidence_ids for f in figures))
-    summary = (
+    method = (
         f"Extractive answer from {filings}, researched in {len(inputs.steps)} step(s). Figures are computed from "
         f"the cited table rows; every other point quotes a cited passage."
     )
     if missing:
-        summary += f" {missing} step(s) found no supporting evidence; they say what was searched."
-    return ReportDraft(answer=[*figures, *narrative], summary=summary, sections=sections, conflicts=conflicts)
+        method += f" {missing} step(s) found no supporting evidence; they say what was searched."
+    return ReportDraft(
+        answer=[*figures, *narrative],
+        summary=answer_paragraph(inputs, computed, verdict, ranking, narrative),
+        method=method,
+        sections=sections,
+        conflicts=conflicts,
+    )
 
 
 def _step_block(step: StepDigest) -> str:
@@ -257,6 +318,7 @@ def check_llm_draft(draft: ReportDraft, inputs: WriterInput) -> tuple[ReportDraf
     if summary_problem:
         problems.append(f"summary: {summary_problem}")
         summary = ""
+    # How the answer was made is the workbench's to say, not the model's.
     return ReportDraft(answer=answer, summary=summary, sections=sections, conflicts=conflicts), problems
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from core.citations import CITATION_MARK, answer_body, cited_numbers, quote_in_text
 from core.evaluation.numbers import (
+    Quantity,
     figures_stated,
     quantities,
     same_quantity,
@@ -24,6 +25,7 @@ from core.evaluation.numbers import (
 )
 from core.finance.compute import FALLBACK_REASON_RE
 from core.models import Citation, EvalContext, EvalQuestion, MetricValue, SystemAnswer
+from core.text.sentences import split_sentences
 from core.text.tokens import content_terms
 
 #: Every metric an evaluation reports, in table order: (name, variant, label). Variants say who judged:
@@ -144,18 +146,22 @@ def headline(answer: str) -> str:
 
 
 def claims(answer: str) -> list[tuple[str, list[int]]]:
-    """(claim text, citation numbers) for each claim line of the answer (bullets and sentences)."""
+    """(claim text, citation numbers) for each claim of the answer: each bullet, and each sentence of a
+    paragraph (with the citations it carries)."""
     out: list[tuple[str, list[int]]] = []
     for line in answer_body(answer).splitlines():
         text = line.strip()
         if not text or text.startswith("#") or (text.startswith("_") and text.endswith("_")):
             continue
-        out.append((CITATION_MARK.sub("", text).strip("-* ").strip(), cited_numbers(text)))
+        parts = [text] if text.startswith(("-", "*")) else split_sentences(text) or [text]
+        out += [(CITATION_MARK.sub("", p).strip("-* ").strip(), cited_numbers(p)) for p in parts]
     return out
 
 
-def claim_supported(claim: str, cited: list[str]) -> bool:
-    """The cited passages hold the claim's figures (its inputs, for a computed figure) and most of its words."""
+def claim_supported(claim: str, cited: list[str], computed: list[Quantity] | None = None) -> bool:
+    """The cited passages hold the claim's figures (its inputs, for a computed figure) and most of its words.
+    `computed`: figures the answer computed with a supported working; a sentence restating one is supported by
+    the same passages."""
     passages = " ".join(cited)
     if not passages.strip():
         return False
@@ -168,7 +174,7 @@ def claim_supported(claim: str, cited: list[str]) -> bool:
     # A table's cell is in the unit its title states ("in millions"): "26.974 billion" is its "26,974".
     available = [
         q for text in cited for q in quantities(text, include_years=True, default_scale=stated_unit(text))
-    ]
+    ] + list(computed or [])
     if stated and not all(any(same_quantity(q, a, 0.001) for a in available) for q in stated):
         return False
     return _overlap(_terms(re.sub(r"[\d.,$%()]+", " ", claim)), _terms(passages)) >= CLAIM_SUPPORT or bool(
@@ -182,12 +188,20 @@ def faithfulness(answer: SystemAnswer, chunk_text: dict[str, str]) -> float | No
     cited_claims = [(t, ns) for t, ns in claims(answer.answer) if ns or quantities(t)]
     if not cited_claims:
         return None
-    supported = 0
-    for text, numbers in cited_claims:
-        passages = [
+
+    def passages(numbers: list[int]) -> list[str]:
+        return [
             chunk_text.get(by_number[n].chunk_id or "", by_number[n].quote) for n in numbers if n in by_number
         ]
-        supported += claim_supported(text, passages)
+
+    # The figures worked out from supported inputs ("Margin (FY2023): 27.2% — 7,339 / 26,974 = 27.2%").
+    computed = [
+        q
+        for text, numbers in cited_claims
+        if " = " in text and claim_supported(text, passages(numbers))
+        for q in quantities(re.split(r" [—-] ", text, maxsplit=1)[0])
+    ]
+    supported = sum(claim_supported(text, passages(numbers), computed) for text, numbers in cited_claims)
     return supported / len(cited_claims)
 
 

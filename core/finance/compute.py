@@ -58,10 +58,21 @@ class ComputedFigure:
     working: str
     inputs: list[Found] = field(default_factory=list)
     missing: list[tuple[str, int]] = field(default_factory=list)
+    sentence: str = ""  # the figure as an analyst writes it in prose, without its working
 
     @property
     def complete(self) -> bool:
         return self.value is not None
+
+
+def _subject(label: str) -> str:
+    """A figure's name inside a sentence: lower-case unless it starts with a name ("Data Center revenue")."""
+    first = label.split(" ", 1)[0]
+    return (
+        label
+        if first.isupper() or (len(label) > 1 and label[1:2].isupper())
+        else label[:1].lower() + label[1:]
+    )
 
 
 def _scale(inputs: list[Found]) -> float | None:
@@ -178,6 +189,7 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
             avg = sum(e.value for e in done.values()) / len(done)  # type: ignore[misc]
             value = avg
             headline = f"{label}, {len(years)}-year average FY{years[0]}–FY{years[-1]}: {format_value(request, avg, inputs)} ({series})"
+            sentence = f"{label} averaged {format_value(request, avg, inputs)} over FY{years[0]}–FY{years[-1]} ({series})."
         elif request.aggregate == "cagr":
             periods = years[-1] - years[0]
             value = (
@@ -187,17 +199,31 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
             )
             rate = _signed_percent(value) if value is not None else "n/a"
             headline = f"{label}, compound annual growth FY{years[0]}–FY{years[-1]}: {rate} ({series})"
+            sentence = (
+                f"{label} grew at a compound annual rate of {rate} from FY{years[0]} to FY{years[-1]} "
+                f"({shown[years[0]]} to {shown[years[-1]]})."
+            )
         elif request.kind == "amount":
             value = (last - first) / abs(first) * 100 if first else None
             change = _signed_percent(value) if value is not None else "n/a"
             difference = _amount_difference(last - first, _scale(inputs))
             headline = f"{label}: {series}; change {difference}{change}"
+            moved = "up" if last > first else "down" if last < first else "unchanged"
+            size = f" {change.lstrip('+−')}" if value is not None and moved != "unchanged" else ""
+            sentence = (
+                f"{label} was {shown[years[-1]]} in FY{years[-1]}, {moved}{size} from {shown[years[0]]} in "
+                f"FY{years[0]}."
+            )
         else:
             points = _as_number(request, last, inputs) - _as_number(request, first, inputs)
             value = points
             direction = "up" if points > 0 else "down" if points < 0 else "unchanged"
             size = "" if direction == "unchanged" else f" {_move(request, abs(points))}"
             headline = f"{label}: {series}; {direction}{size}"
+            sentence = (
+                f"{label} was {shown[years[-1]]} in FY{years[-1]}, {direction}{size} from {shown[years[0]]} in "
+                f"FY{years[0]}."
+            )
         if len(years) > 2 and request.aggregate == "change":
             # A history ("consistent each year?") is judged by its year-on-year moves, not only end to end.
             moves = ", ".join(
@@ -205,13 +231,17 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
                 for a, b in pairwise(years)
             )
             headline += f" (year on year: {moves})"
-        return ComputedFigure(request, per_year, value, headline, workings, inputs, missing)
+            sentence = f"{sentence[:-1]} (year on year: {moves})."
+        return ComputedFigure(request, per_year, value, headline, workings, inputs, missing, sentence)
     if len(done) == len(per_year) and done:
         year = max(done)
         value = done[year].value
         series = "; ".join(f"FY{y}: {shown[y]}" for y in sorted(done))
         headline = f"{label} ({series})" if len(done) > 1 else f"{label} (FY{year}): {shown[year]}"
-        return ComputedFigure(request, per_year, value, headline, workings, inputs, missing)
+        stated = " and ".join(f"{shown[y]} in FY{y}" for y in sorted(done))
+        sentence = f"{label} was {stated}."
+        return ComputedFigure(request, per_year, value, headline, workings, inputs, missing, sentence)
     gaps = ", ".join(f"{name} for FY{year}" for name, year in missing) or "the inputs"
     headline = f"{label} ({', '.join(f'FY{y}' for y in request.years)}): not computed — {gaps} not found"
-    return ComputedFigure(request, per_year, None, headline, workings, inputs, missing)
+    sentence = f"The filings searched do not state {gaps}, so {_subject(label)} is not given."
+    return ComputedFigure(request, per_year, None, headline, workings, inputs, missing, sentence)

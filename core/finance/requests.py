@@ -27,6 +27,7 @@ from core.finance.question import (
     direction,
     figure_words,
     sign_words,
+    strip_instructions,
     unit_asked,
 )
 from core.finance.vocabulary import (
@@ -514,7 +515,8 @@ def unknown_figure_phrases(question: str) -> list[str]:
     (its framing removed), cut at "and". A clause the lexicon already answers keeps only a phrase that
     changes a line item it names ("deferred revenue" beside "revenue")."""
     phrases: list[str] = []
-    for clause in clause_texts(question):
+    need, _ = strip_instructions(question)  # "Answer in USD millions.", "Using only the balance sheet, …"
+    for clause in clause_texts(need or question):
         if (
             asks_why(clause)
             or asks_yes_no(clause)
@@ -533,8 +535,14 @@ def unknown_figure_phrases(question: str) -> list[str]:
         if _NOT_A_FIGURE_START_RE.match(words):
             continue
         for phrase in _split_phrase(words):
-            # A growth rate is a change of the figure, not a figure ("total revenue growth rate").
+            # A growth rate is a change of the figure, not a figure ("total revenue growth rate"); whose it is
+            # ("NVIDIA's") and how it moved ("grow YoY") are not its name either.
             phrase = re.sub(r"\bgrowth rates?\b", "growth", phrase.strip(" -–—")).strip()
+            phrase = re.sub(r"^(?:[A-Z][\w&.-]*\s+)*[A-Z][\w&.-]*['’]s\s+", "", phrase)
+            kept = phrase.split()
+            while kept and set(content_terms(kept[-1])) <= _NOT_A_FIGURE and len(kept) > 1:
+                kept.pop()
+            phrase = " ".join(kept)
             # A name after a figure's words is whose it is ("short-term investments Northwind [held]"): a part
             # of the company is named before them ("Data Center revenue").
             named_after = _NAME_AFTER_RE.search(phrase)
@@ -616,8 +624,14 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         spans.append((start, end))
         years = _with_prior_year(question, _years(question, default_year))
         for qualifier in _parts_at(question, start, clauses):
-            # A segment's metric ("Robotics Systems gross margin") is read from the row that reports it.
+            # A segment's metric ("Robotics Systems gross margin") is read from the row that reports it, else
+            # computed from the segment's own rows ("Greater China operating income / Greater China revenue").
             name = f"{qualifier} {metric.name}"
+            own = metric.formula
+            for item_name in sorted(
+                {o.item.name for o in operands(parse_formula(own)) if o.item}, key=len, reverse=True
+            ):
+                own = re.sub(rf"(?<![\w ]{{2}})\b{re.escape(item_name)}\b", f"{qualifier} {item_name}", own)
             requests.append(
                 FigureRequest(
                     name=name,
@@ -626,6 +640,7 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                     years=years,
                     aggregate=_aggregate(question, years),
                     unit_asked=unit,
+                    fallbacks=[own] if own != metric.formula and own != name else [],
                     position=start,
                 )
             )
@@ -715,6 +730,7 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         not requests
         and _GROWTH_RE.search(question)
         and not line_item_mentions(question)
+        and not unknown_figure_phrases(question)
         and not asks_why(question)
         and not PART_OF_COMPANY_RE.search(question)
     ):

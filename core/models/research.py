@@ -94,6 +94,10 @@ class KnowledgeCard(BaseModel):
     claim: str
     evidence_ids: list[str] = Field(default_factory=list)
     confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    statement: str | None = Field(
+        default=None,
+        description="The claim as a sentence of the answer's paragraph (a figure without its working).",
+    )
     contradicting_evidence_ids: list[str] = Field(default_factory=list)
     contradiction: str | None = None
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.finance.formula import Found, Lookup, Operand
-from core.finance.vocabulary import LineItem, label_rank, line_item_named, with_filing_words
+from core.finance.vocabulary import NEUTRAL_WORDS, LineItem, label_rank, line_item_named, with_filing_words
 from core.index.catalog import Catalog
 from core.models import Chunk, Fact, FactValue
 from core.text.sentences import split_sentences
@@ -33,6 +33,7 @@ _BALANCE_RE = re.compile(r"\b(?:balance|at (?:the )?(?:end|close)|year[- ]end|as
 _CASH_RE = re.compile(
     r"\b(?:paid|received|cash|spent|spend|burn\w*|generat\w*|used|bought|repurchas\w*)\b", re.I
 )
+_NEUTRAL_TERMS = frozenset(content_terms(" ".join(NEUTRAL_WORDS)))
 #: Rows that report part of the company (a segment, a region) rather than the whole.
 _PART_KINDS = {"segment"}
 
@@ -57,6 +58,7 @@ def _wording(phrase_terms: set[str], fact: Fact) -> float:
     concept), and how little else its label says (0 to 1). A generic label ("Balance at end of period")
     takes its meaning from its table."""
     label = _terms(fact.label) if not fact.generic else _terms(f"{fact.table} {fact.label}")
+    label -= _NEUTRAL_TERMS  # "Total stock-based compensation expense" says no more than its line item
     have = (
         label
         | _terms(f"{fact.parent} {fact.concept_label or ''}")
@@ -212,6 +214,8 @@ def _count_sentences(chunks: list[Chunk], noun: str, year: int) -> list[tuple[fl
                 preference = (
                     2.0 * bool(re.search(rf"\b{year}\b", sentence))
                     + bool(re.search(r"\bas of\b|\bat (?:the )?end of\b", sentence, re.I))
+                    # "we had 4,453 employees" is the company's count; "over 300 employees" staff one team
+                    + bool(re.search(r"\b(?:we|the company)\s+(?:had|employ(?:ed)?)\b", sentence, re.I))
                     - order / (10 * len(chunks))
                 )
                 found.append((preference, value, chunk, sentence.strip()))

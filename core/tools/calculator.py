@@ -107,7 +107,12 @@ def state_figures(
             *inputs,
         ]
         result.cards.append(
-            KnowledgeCard(claim=text, evidence_ids=[e.evidence_id for e in inputs], confidence=0.9)
+            KnowledgeCard(
+                claim=text,
+                evidence_ids=[e.evidence_id for e in inputs],
+                confidence=0.9,
+                statement=computed.sentence or None,
+            )
         )
     return result
 

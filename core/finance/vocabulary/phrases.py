@@ -7,6 +7,7 @@ import re
 from core.finance.vocabulary.line_items import LineItem, line_item_for, line_item_mentions
 from core.finance.vocabulary.metrics import metric_mentions
 from core.finance.vocabulary.statements import STATEMENT_NAME_RE
+from core.finance.vocabulary.terms import with_filing_words
 from core.text.tokens import STOPWORDS
 
 #: Words beside a line item's name that do not change what it is ("total revenue", "annual net sales").
@@ -38,6 +39,8 @@ def words_beyond(phrase: str) -> list[str]:
         named = word.group()[:1].isupper() and (
             k > 0 or following[:1].isupper() or word.group().isupper() or re.search(r"['’]s$", word.group())
         )
+        if with_filing_words(word.group()) != word.group():
+            named = False  # an analyst's shorthand names a figure ("SBC"), not a part of the company
         if (
             any(s <= word.start() < e for s, e in spans)
             or named
