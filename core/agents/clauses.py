@@ -6,8 +6,22 @@ from __future__ import annotations
 import re
 
 from core.agents.contracts import FilingInfo
-from core.finance.question import IMPERATIVE_RE, PRONOUN_RE, QUESTION_WORDS, TIME_SENSITIVE_RE, clause_texts
-from core.finance.vocabulary import item_for, search_terms_for
+from core.finance.question import (
+    IMPERATIVE_RE,
+    PRONOUN_RE,
+    QUESTION_WORDS,
+    TIME_SENSITIVE_RE,
+    asks_why,
+    clause_texts,
+)
+from core.finance.requests import unknown_figure_phrases
+from core.finance.vocabulary import (
+    item_for,
+    line_item_mentions,
+    metric_mentions,
+    qualifier_before,
+    search_terms_for,
+)
 from core.retrieval.routing import mentions_company
 from core.text.periods import fiscal_years
 from core.text.tokens import FRAMING_WORDS, STOPWORDS
@@ -118,6 +132,44 @@ def _merge_dangling(clauses: list[str]) -> list[str]:
     return out
 
 
+#: A change named without what changed ("what drove the increase?", "why did it fall?").
+_BARE_CHANGE_RE = re.compile(
+    r"\b(?:the|this|that)\s+(?:increase|decrease|rise|decline|growth|change|drop|improvement|fall|jump)\b"
+    r"|\b(?:drove|drive|drives|caused?|explains?|behind)\s+(?:it|this|that)\b|\bdid it\s+\w+",
+    re.I,
+)
+
+
+def _figure_named(clause: str) -> str | None:
+    """The figure a clause asks about, by the name a search finds it by ("research and development expense")."""
+    mentions = [*metric_mentions(clause), *line_item_mentions(clause)]
+    if mentions:
+        first = min(mentions, key=lambda m: m.start)
+        qualifier = qualifier_before(clause, first.start)
+        return f"{qualifier} {first.entry.name}" if qualifier else first.entry.name
+    unknown = unknown_figure_phrases(clause)
+    return unknown[0] if unknown else None
+
+
+def _with_subjects(clauses: list[str]) -> list[str]:
+    """Each why-clause that names a change but not what changed gets the figure of the clause before it:
+    "What drove the increase?" after "How much did it spend on R&D" asks what drove the increase in research
+    and development expense."""
+    out: list[str] = []
+    for clause in clauses:
+        bare = _BARE_CHANGE_RE.search(clause)
+        if out and bare and asks_why(clause) and _figure_named(clause) is None:
+            subject = next((f for f in map(_figure_named, reversed(out)) if f), None)
+            if subject:
+                change = bare.group()
+                if re.match(r"(?:the|this|that)\s", change, re.I):
+                    clause = f"{clause[: bare.end()]} in {subject}{clause[bare.end() :]}"
+                else:
+                    clause = re.sub(r"\b(it|this|that)\b", subject, clause, count=1)
+        out.append(clause)
+    return out
+
+
 def split_clauses(question: str) -> list[str]:
     """The question's clauses: split on ';', '?', 'then', and ', and how/what/...'; preamble dropped."""
     parts = clause_texts(question)
@@ -126,7 +178,7 @@ def split_clauses(question: str) -> list[str]:
         for p in parts
         if len([w for w in re.findall(r"[\w&]+", p) if w.lower() not in STOPWORDS | FRAMING_WORDS]) >= 1
     ]
-    clauses = _merge_dangling(clauses)
+    clauses = _with_subjects(_merge_dangling(clauses))
     out: list[str] = []
     for clause in clauses:
         m = _COORD_RE.search(clause)

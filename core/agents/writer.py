@@ -13,6 +13,7 @@ from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no
 from core.models import EVIDENCE_ID_RE, Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.text.figures import find_figures, unsupported_figures
+from core.text.tokens import content_terms
 
 MAX_CLAIMS_PER_STEP = 4
 
@@ -110,12 +111,35 @@ def answer_paragraph(
         text = f"{verdict}. {sentence}" if verdict and n == 0 else sentence
         sentences.append(cited(text, claim.evidence_ids))
     stated_figures = any(claim.evidence_ids for claim, _ in figures)
-    reasons = [c for c in narrative if _BECAUSE_RE.search(c.text)] if stated_figures else narrative
-    if reasons and (not stated_figures or asks_why(inputs.question)):
-        quote = reasons[0].text.strip().rstrip(".")
-        lead = "The filing explains" if stated_figures else "The filing states"
-        sentences.append(cited(f"{lead}: “{quote}”", reasons[0].evidence_ids))
+    if asks_why(inputs.question):
+        reason = _reason(inputs, [claim for claim, _ in figures if claim.evidence_ids])
+        if reason is not None:
+            quote = reason.text.strip().rstrip(".")
+            sentences.append(cited(f"The filing explains: “{quote}”", reason.evidence_ids))
+    elif not stated_figures and narrative:
+        quote = narrative[0].text.strip().rstrip(".")
+        sentences.append(cited(f"The filing states: “{quote}”", narrative[0].evidence_ids))
     return " ".join(sentences[:PARAGRAPH_SENTENCES])
+
+
+def _reason(inputs: WriterInput, figures: list[DraftClaim]) -> DraftClaim | None:
+    """The filing's own explanation of the change asked about: among the passages the research read, a
+    sentence that gives a reason ("driven by", "due to") and names, before the reason, the figure it explains
+    (the R&D expense's sentence, not the revenue's), with the most of the figure's words."""
+    subject = {t for claim in figures for t in content_terms(_figure_label(claim.text))}
+    subject = subject or set(content_terms(inputs.question))
+    best: tuple[int, DraftClaim] | None = None
+    for step in inputs.steps:
+        if step.tool != "search_10k":
+            continue
+        for card in step.cards:
+            because = _BECAUSE_RE.search(card.claim)
+            if not card.evidence_ids or because is None:
+                continue
+            overlap = len(subject & set(content_terms(card.claim[: because.start()])))
+            if overlap and (best is None or overlap > best[0]):
+                best = (overlap, DraftClaim(text=card.claim, evidence_ids=card.evidence_ids[:2]))
+    return best[1] if best else None
 
 
 def ranking_answer(question: str, figures: list[DraftClaim]) -> DraftClaim | None:

@@ -91,3 +91,19 @@ def test_plan_tools() -> None:
         )
     )
     assert [s.step_id for s in plan.steps] == ["s1", "s2", "s3"]
+
+
+def test_a_why_clause_keeps_the_subject_of_the_clause_before_it():
+    clauses = split_clauses(
+        "How much did NVIDIA spend on research and development in fiscal year 2023, and what share of revenue "
+        "was that? What drove the increase?"
+    )
+    assert clauses[-1] == "What drove the increase in research and development expense"
+    assert split_clauses("What were Costco's net sales in fiscal 2021 and what drove the growth?")[
+        -1
+    ].endswith("the growth in revenue")
+    # A why that names its own figure is left as asked.
+    assert (
+        split_clauses("What was revenue in 2023? Why did operating expenses rise?")[-1]
+        == "Why did operating expenses rise"
+    )

@@ -351,3 +351,69 @@ def test_which_of_several_figures_is_largest_is_answered_first_and_cites_each() 
     steps[1] = steps[1].model_copy(update={"cards": [], "evidence_note": missing})
     partial = offline_write(WriterInput(question=most, steps=steps), DEPS).answer[0]
     assert partial.text.startswith("Cash from operations (FY2023): $1,824 million")
+
+
+def test_the_answer_is_a_paragraph_of_cited_figures_and_the_filing_s_own_reason() -> None:
+    """A figure + share + why question: the paragraph states each figure in a sentence with its period and
+    citations, and quotes the sentence that explains the figure asked about — not one about another line."""
+    revenue_reason = _ev(
+        "S1-E1", "Total revenue grew 18% to $422.6 million, driven mainly by Fleet Software."
+    )
+    rd_reason = _ev(
+        "S1-E2",
+        "Research and development expense increased 20.0% to $86.3 million, primarily due to an increase of 58 "
+        "engineering employees and higher cloud computing costs.",
+    )
+    anchor = StepDigest(
+        index=0,
+        sub_question="What drove the increase in research and development expense?",
+        tool="search_10k",
+        origin="anchor",
+        query="research and development expense increase",
+        cards=[
+            KnowledgeCard(claim=e.text, evidence_ids=[e.evidence_id], confidence=0.9)
+            for e in (revenue_reason, rd_reason)
+        ],
+        evidence=[revenue_reason, rd_reason],
+    )
+    figures = StepDigest(
+        index=1,
+        sub_question="R&D and its share of revenue",
+        tool="calculator",
+        cards=[
+            KnowledgeCard(
+                claim="Research and development expense: FY2024 $71.9 million, FY2025 $86.3 million; change "
+                "+$14.4 million, +20.0% — FY2024: 71.9 = $71.9 million; FY2025: 86.3 = $86.3 million",
+                evidence_ids=["S2-E2"],
+                statement="Research and development expense was $86.3 million in FY2025, up 20.0% from $71.9 "
+                "million in FY2024.",
+            ),
+            KnowledgeCard(
+                claim="Research and development expense as a share of revenue (FY2025): 20.4% — 86.3 / 422.6 = 20.4%",
+                evidence_ids=["S2-E2", "S2-E3"],
+                statement="Research and development expense as a share of revenue was 20.4% in FY2025.",
+            ),
+        ],
+        evidence_note="Revenue per employee (FY2025): not computed — number of employees for FY2025 not found",
+    )
+    question = (
+        "How much did it spend on R&D in FY2025, what share of revenue was that, and what drove the increase?"
+    )
+    draft = offline_write(WriterInput(question=question, steps=[anchor, figures]), DEPS)
+    assert draft.summary.startswith(
+        "Research and development expense was $86.3 million in FY2025, up 20.0% from $71.9 million in FY2024 [S2-E2]."
+    )
+    assert "20.4% in FY2025 [S2-E2, S2-E3]." in draft.summary
+    assert "58 engineering employees" in draft.summary and "Fleet Software" not in draft.summary
+    assert "do not state number of employees for FY2025" in draft.summary
+    assert " — " not in draft.summary and " = " not in draft.summary  # no workings in the paragraph
+    # The paragraph leads the assembled answer; the figures with their workings follow; the method note last.
+    evidence = {e.evidence_id: e for e in [revenue_reason, rd_reason]}
+    evidence |= {
+        i: _ev(i, "| Research and development | 86.3 | 71.9 |\n| Total revenue | 422.6 | 358.5 |")
+        for i in ("S2-E2", "S2-E3")
+    }
+    markdown, _ = assemble_report(draft, evidence)
+    body = markdown.split("## Answer", 1)[1].strip()
+    assert body.startswith("Research and development expense was") and body.index("- **") > body.index("[1]")
+    assert body.index("_Extractive answer") > body.index("- **")

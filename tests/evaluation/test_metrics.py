@@ -177,3 +177,20 @@ def test_answer_metrics_read_the_headline_first():
     assert {m.name: m.value for m in reference_metrics(Q, missing, {}, "F")}["refusal"] == 1.0
     assert token_f1("Gross margin improved", "gross margin improved") == 1.0
     assert token_f1("a b c", "") == 0.0
+
+
+def test_a_paragraph_is_read_sentence_by_sentence_and_may_restate_a_supported_computation():
+    chunks = {"c1": "Capital expenditures were $1,577 million in 2018.", "c2": "Revenue was $32,765 million."}
+    quotes = {1: ("c1", "a"), 2: ("c2", "b")}
+    answer = _answer(
+        "## Answer\n\nThe ratio was 20.78 in FY2018 [1][2]. Capital expenditures were $1,577 million [1].\n\n"
+        "- **Ratio (FY2018): 20.78** — 32,765 / 1,577 = 20.78 [1][2]\n",
+        quotes,
+    )
+    assert faithfulness(answer, chunks) == 1.0  # three claims: two sentences and the working
+    # A restated figure that no supported working computed is not supported.
+    made_up = _answer(
+        "## Answer\n\nThe ratio was 31.5 in FY2018 [1][2]. Capital expenditures were $1,577 million [1].\n",
+        quotes,
+    )
+    assert faithfulness(made_up, chunks) == pytest.approx(0.5)
