@@ -24,7 +24,7 @@ from core.evaluation.numbers import (
     without_workings,
 )
 from core.finance.compute import FALLBACK_REASON_RE
-from core.models import Citation, EvalContext, EvalQuestion, MetricValue, SystemAnswer
+from core.models import Citation, EvalContext, EvalPart, EvalQuestion, MetricValue, SystemAnswer
 from core.text.sentences import split_sentences
 from core.text.tokens import content_terms
 
@@ -38,6 +38,7 @@ TABLE_METRICS: list[tuple[str, str, str]] = [
     ("answer_correctness", "reference", "answer correctness"),
     ("number_match", "reference", "asked figures stated first (numeric questions)"),
     ("number_anywhere", "reference", "asked figures anywhere in the answer"),
+    ("parts_answered", "reference", "parts of the question answered"),
     ("token_f1", "reference", "token F1"),
     ("answer_similarity", "reference", "answer similarity (embeddings)"),
     ("citation_validity", "reference", "citations valid"),
@@ -247,6 +248,33 @@ def refused(answer: SystemAnswer) -> bool:
     return not answer.citations or bool(_REFUSAL_RE.search(first))
 
 
+#: A part whose answer is words is answered when the answer uses this share of its key phrases (or of the
+#: content words of its evidence sentence).
+PART_PHRASES = 0.5
+
+
+def part_answered(part: EvalPart, question: EvalQuestion, answer: str) -> bool | None:
+    """Whether the answer states what answers one part: each of its figures, or most of its key phrases (or
+    of its evidence sentence's words); None when the set says neither."""
+    if part.figures:
+        hits, total = figures_stated(question.answer, question.question, answer, part.figures)
+        return total > 0 and hits == total
+    terms = set(content_terms(answer))
+    if part.key_phrases:
+        found = [set(content_terms(k)) <= terms for k in part.key_phrases if content_terms(k)]
+        return bool(found) and sum(found) / len(found) >= PART_PHRASES
+    if part.evidence:
+        wanted = set(content_terms(part.evidence))
+        return bool(wanted) and len(wanted & terms) / len(wanted) >= PART_PHRASES
+    return None
+
+
+def parts_answered(question: EvalQuestion, answer: str) -> float | None:
+    """Share of the question's listed parts the answer answers (None when the set lists no parts)."""
+    judged = [j for j in (part_answered(p, question, answer) for p in question.parts) if j is not None]
+    return sum(judged) / len(judged) if judged else None
+
+
 def reference_metrics(
     question: EvalQuestion,
     answer: SystemAnswer,
@@ -287,6 +315,11 @@ def reference_metrics(
             "number_anywhere",
             all_hits / gold_n if numeric and gold_n else (0.0 if numeric else None),
             "share of the asked figures anywhere in the answer",
+        ),
+        (
+            "parts_answered",
+            parts_answered(question, answer_body(answer.answer)),
+            "listed parts whose figures or key phrases the answer states",
         ),
         ("token_f1", f1, "content-word F1 with the reference"),
         (

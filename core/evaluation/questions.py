@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.failures import WorkbenchError
-from core.models import EvalQuestion
+from core.models import EvalPart, EvalQuestion
 
 _PROJECT = Path(__file__).resolve().parents[2]
 SAMPLE_SET = _PROJECT / "sample_docs" / "questions.json"
@@ -182,6 +182,27 @@ def _figures(row: dict) -> list[str] | None:
     return [str(v) for v in value]
 
 
+def _parts(row: dict) -> list[EvalPart]:
+    """The question's parts, where the set lists them (a `parts` list of objects)."""
+    parts = row.get("parts")
+    if not isinstance(parts, list):
+        return []
+    out = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        out.append(
+            EvalPart(
+                part=str(part.get("part") or ""),
+                ask=str(part.get("ask") or ""),
+                figures=[str(f) for f in part.get("figures") or []],
+                key_phrases=[str(k) for k in part.get("key_phrases") or []],
+                evidence=str(part.get("evidence") or ""),
+            )
+        )
+    return out
+
+
 def _rows(data: bytes, name: str) -> list[dict[str, str]]:
     try:
         text = data.decode("utf-8-sig")
@@ -236,6 +257,7 @@ def load_user_set(data: bytes, name: str, documents_dir: Path | None = None) -> 
                 else list(evidence or []),
                 evidence_pages=_pages(row.get("page") or ""),
                 figures=_figures(row),
+                parts=_parts(row),
             )
         )
     return QuestionSet(Path(name).stem, out, documents_dir, sorted({q.qtype for q in out}))

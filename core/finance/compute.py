@@ -85,7 +85,11 @@ def _amount(value: float, scale: float | None, unit_asked: str | None) -> str:
     sign = "−" if value < 0 else ""  # "−$962 million": the sign before the currency, as analysts write it
     size = abs(value)
     # As precise as the table printed it: 1,577 / 112.5 / 0.95, never rounded away.
-    if size < 1:  # an amount per employee in millions: 0.596, not 0.6
+    smaller = {1e9: 1e6, 1e6: 1e3}.get(scale or 0.0)
+    if size < 1 and word and smaller:  # an amount per employee in millions: "$0.596 million ($596 thousand)"
+        small = _amount(value * (scale or 1.0) / smaller, smaller, None)
+        return f"{sign}${size:.3g} {word} ({small})"
+    if size < 1:
         number = f"{size:.3g}"
     else:
         number = f"{size:,.2f}".rstrip("0").rstrip(".") if size < 1e6 else f"{size:,.0f}"

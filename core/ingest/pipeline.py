@@ -52,7 +52,8 @@ def filing_id_for(data: bytes) -> str:
 #:    content words of "R&D", "SG&A" kept whole by the tokenizer.
 #: 6: facts of HTML filings with inline XBRL carry the tagged concept, members and value of each column, and
 #:    where printed and tagged disagree, a sentence saying so.
-INDEX_VERSION = 6
+#: 7: a primary statement's row is embedded by its label (its section heading is not what it is).
+INDEX_VERSION = 7
 
 
 class _Progress:

@@ -17,6 +17,18 @@ EVAL_SYSTEMS: tuple[EvalSystem, ...] = ("naive", "one-search", "deep")
 MetricVariant = Literal["reference", "llm"]
 
 
+class EvalPart(BaseModel):
+    """One part of a question (a figure, a derived figure, a why, a list) and what answers it."""
+
+    part: str = Field(default="", description="figure | derived | why | narrative | list | yes-no | …")
+    ask: str = ""
+    figures: list[str] = Field(
+        default_factory=list, description="Figures that answer it, as the reference states them."
+    )
+    key_phrases: list[str] = Field(default_factory=list, description="Phrases an answer to it uses.")
+    evidence: str = Field(default="", description="The filing's sentence that answers it.")
+
+
 class EvalQuestion(BaseModel):
     """A question with its ground truth: the reference answer, the filing, and where the evidence is."""
 
@@ -31,6 +43,9 @@ class EvalQuestion(BaseModel):
         default=None,
         description="The figures that answer the question, as the reference states them; None: the "
         "reference's main figure (its first), [] : the question asks for no figure.",
+    )
+    parts: list[EvalPart] = Field(
+        default_factory=list, description="The question's parts, where the set lists them."
     )
 
 

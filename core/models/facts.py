@@ -11,6 +11,8 @@ from pydantic import BaseModel, Field
 #: What kind of table a row sits in: a primary statement, the equity statement, a segment table, an MD&A
 #: table, a note to the statements, or another table.
 TableKind = Literal["income", "balance", "cash_flow", "equity", "segment", "mdna", "note", "other"]
+#: The statements that report a company's figures; other tables repeat, part or explain them.
+PRIMARY_STATEMENTS = frozenset(["income", "balance", "cash_flow"])
 TABLE_KIND_NAMES: dict[str, str] = {
     "income": "Income statement",
     "balance": "Balance sheet",
@@ -116,8 +118,11 @@ class Fact(BaseModel):
     @property
     def search_name(self) -> str:
         """What the row is, for finding it by meaning: its name, with the table's title when the label alone
-        is generic ("Deferred Revenue: Balance at end of period")."""
-        return f"{self.table}: {self.name}" if self.generic and self.table else self.name
+        is generic ("Deferred Revenue: Balance at end of period"). On a primary statement the heading above a
+        row is a section ("Adjustments to reconcile net income …"), not part of what the row is."""
+        if self.generic and self.table:
+            return f"{self.table}: {self.name}"
+        return self.label if self.kind in PRIMARY_STATEMENTS else self.name
 
 
 # --- A filing's statements as tables (what the Library and the `facts` command show) ----------------------

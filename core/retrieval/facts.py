@@ -20,6 +20,7 @@ from core.finance.formula import Found, Lookup, Operand
 from core.finance.vocabulary import NEUTRAL_WORDS, LineItem, label_rank, line_item_named, with_filing_words
 from core.index.catalog import Catalog
 from core.models import Chunk, Fact, FactValue
+from core.models.facts import PRIMARY_STATEMENTS
 from core.text.sentences import split_sentences
 from core.text.tokens import content_terms
 
@@ -69,9 +70,11 @@ def _wording(phrase_terms: set[str], fact: Fact) -> float:
     coverage = len(phrase_terms & have) / len(phrase_terms)
     score = coverage * (0.5 + 0.5 * len(phrase_terms & label) / len(label))
     # A heading the phrase does not name makes the row something else ("Deferred tax assets — Stock-based
-    # compensation" is a tax asset, not the expense).
+    # compensation" is a tax asset, not the expense); on a primary statement the heading is a section.
     parent = _terms(fact.parent)
-    return score * 0.8 if parent and not parent & phrase_terms else score
+    if parent and not parent & phrase_terms and fact.kind not in PRIMARY_STATEMENTS:
+        return score * 0.7
+    return score
 
 
 class FactIndex:
@@ -165,8 +168,9 @@ class FactIndex:
                 return 0.1
             if fact.kind == "cash_flow" and _CASH_RE.search(phrase):
                 return 0.1
-            # A primary statement is where a figure is reported; a note or an MD&A table repeats or parts it.
-            return 0.05 if fact.kind in ("income", "balance", "cash_flow") else 0.0
+            # A primary statement is where a figure is reported; a note or an MD&A table repeats or parts it,
+            # and the equity statement moves it between accounts.
+            return 0.1 if fact.kind in PRIMARY_STATEMENTS else 0.0
         rank = label_rank(item, fact.label)
         if fact.kind in ("income", "balance", "cash_flow") and (fact.kind == "balance") != (
             item.statement == "balance"

@@ -194,3 +194,26 @@ def test_a_paragraph_is_read_sentence_by_sentence_and_may_restate_a_supported_co
         quotes,
     )
     assert faithfulness(made_up, chunks) == pytest.approx(0.5)
+
+
+def test_parts_answered_counts_each_listed_part_by_its_figures_or_its_key_phrases():
+    from core.evaluation.metrics import parts_answered
+    from core.models import EvalPart
+
+    question = Q.model_copy(
+        update={
+            "parts": [
+                EvalPart(part="figure", figures=["8,675"]),
+                EvalPart(part="derived", figures=["18.2%"]),
+                EvalPart(part="why", key_phrases=["compensation and benefits", "employee growth"]),
+                EvalPart(part="note"),  # says neither: not judged
+            ]
+        }
+    )
+    full = "R&D was $8,675 million, up 18.2%, driven by compensation and benefits reflecting employee growth."
+    assert parts_answered(question, full) == 1.0
+    assert parts_answered(question, "R&D was $8,675 million, up 18.2%.") == pytest.approx(2 / 3)
+    assert parts_answered(question, "R&D was $8,675 million; the rise reflects hiring.") == pytest.approx(
+        1 / 3
+    )
+    assert parts_answered(Q, full) is None
