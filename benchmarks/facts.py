@@ -108,7 +108,7 @@ def measure(path: Path, count_tokens, settings: Settings, show: int) -> dict:
     order = filing_order(facts, chunks)
     # The same join the facts stage ran, kept here to see which tagged figure each value was joined to.
     matches = match_rows([facts[i] for i in order], rows)
-    joined = agree_value = agree_period = agree_unit = agree_all = 0
+    joined = agree_value = agree_period = agree_unit = agree_all = period_wrong = period_gap = 0
     disagreements: list[dict] = []
     for position, (r, columns) in matches.items():
         fact = facts[order[position]]
@@ -116,12 +116,16 @@ def measure(path: Path, count_tokens, settings: Settings, show: int) -> dict:
             tag = rows[r].facts[k]
             value = fact.values[v]
             joined += 1
-            checks = (value_agrees(fact, value, tag), value.fiscal_year in context_years(fact, tag),
+            checks = (value_agrees(fact, value, tag), value.fiscal_year in context_years(fact, tag, value),
                       unit_agrees(fact, value, tag))  # fmt: skip
             agree_value += checks[0]
             agree_period += checks[1]
             agree_unit += checks[2]
             agree_all += all(checks)
+            if not checks[1]:
+                # A period read and contradicted by the tag is wrong; one left unknown is a gap.
+                period_wrong += value.fiscal_year is not None
+                period_gap += value.fiscal_year is None
             if not all(checks):
                 disagreements.append(
                     {
@@ -162,6 +166,8 @@ def measure(path: Path, count_tokens, settings: Settings, show: int) -> dict:
         "agree_period": share(agree_period),
         "agree_unit": share(agree_unit),
         "agree_all": share(agree_all),
+        "period_wrong": period_wrong,
+        "period_gap": period_gap,
         "agree_all_of_tagged": round(agree_all / in_rows, 4) if in_rows else None,
         "facts": len(facts),
         "facts_with_concept": sum(1 for f in facts if f.concept),
@@ -193,14 +199,14 @@ def main() -> None:
         results = [measure(path, embedder.count_tokens, settings, args.show) for path in files]
     print(
         "\n| filing | tagged figures in table rows | joined to a fact | value agrees | period agrees "
-        "| unit agrees | all three | facts | facts with a concept | facts stage s | whole read s |"
+        "| unit agrees | all three | period wrong | period unknown | facts | facts with a concept | facts stage s | whole read s |"
     )
-    print("|---|" + "---:|" * 10)
+    print("|---|" + "---:|" * 12)
     for r in results:
         print(
             f"| {r['file']} | {r['tagged_in_rows']:,} | {r['joined']:,} ({r['joined_share']:.1%}) "
             f"| {r['agree_value']:.1%} | {r['agree_period']:.1%} | {r['agree_unit']:.1%} "
-            f"| **{r['agree_all']:.1%}** | {r['facts']:,} | {r['facts_with_concept']:,} | {r['facts_s']:.2f} "
+            f"| **{r['agree_all']:.1%}** | {r['period_wrong']:,} | {r['period_gap']:,} | {r['facts']:,} | {r['facts_with_concept']:,} | {r['facts_s']:.2f} "
             f"| {r['read_s']:.1f} |"
         )
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -43,11 +43,12 @@ def _kind(row: FigureRow, section: str) -> TableKind:
 
 def _values(row: FigureRow) -> list[FactValue]:
     out = []
-    for figure, year in zip(row.values, row.years, strict=False):
+    for k, (figure, year) in enumerate(zip(row.values, row.years, strict=False)):
+        header = row.columns[k] if k < len(row.columns) else ""
         out.append(
             FactValue(
                 fiscal_year=year,
-                period=str(year) if year else "",
+                period=header or (str(year) if year else ""),
                 raw=figure.raw if figure is not None else "—",
                 number=figure.value if figure is not None else None,
                 percent=bool(figure and figure.is_percent),

@@ -85,13 +85,15 @@ def printed_units(fact: Fact, value: FactValue) -> float | None:
 _OPENING_RE = re.compile(r"\b(?:beginning|opening)\b", re.I)
 
 
-def context_years(fact: Fact, tagged: TaggedFact) -> set[int]:
+def context_years(fact: Fact, tagged: TaggedFact, value: FactValue | None = None) -> set[int]:
     """The fiscal years the column of a tagged value may be headed by: the year its period ends in, and the
     fiscal year that end names (a 52/53-week year ending in the first days of January); for an opening
-    balance ("Beginning balances") the year after, since it is tagged as of the previous year's end."""
+    balance (a row "Beginning balances", or a column "Balance at Beginning of Period" of `value`) the year
+    after, since it is tagged as of the previous year's end."""
     end = tagged.period.end
     years = {end.year, fiscal_year_of(datetime.datetime(end.year, end.month, end.day))}
-    if tagged.period.instant and _OPENING_RE.search(f"{fact.parent} {fact.label}"):
+    column = value.period if value is not None else ""
+    if tagged.period.instant and _OPENING_RE.search(f"{fact.parent} {fact.label} {column}"):
         years |= {year + 1 for year in years}
     return years
 
@@ -271,7 +273,7 @@ def _value_problem(fact: Fact, value: FactValue, tagged: TaggedFact) -> str | No
 
 def _period_problem(fact: Fact, value: FactValue, tagged: TaggedFact) -> str | None:
     end = tagged.period.end
-    if value.fiscal_year is None or value.fiscal_year in context_years(fact, tagged):
+    if value.fiscal_year is None or value.fiscal_year in context_years(fact, tagged, value):
         return None
     span = "as of" if tagged.period.instant else "for the period ending"
     return (
