@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from core.finance.vocabulary.statements import TITLE_RE, statement_kind, title_kind
 from core.text.figures import Figure, find_figures
 from core.text.markdown_table import is_table_line, table_lines
-from core.text.periods import YEAR, ColumnHeader, column_headers, date_year
+from core.text.periods import YEAR, ColumnHeader, as_of_years, column_headers, column_year, date_year
 
 # The unit opens a parenthesis or a line ("(In millions, except ...)", "Dollars in millions"), possibly after the
 # one or two words it measures ("(net income in millions and shares in thousands)"), or follows a
@@ -275,6 +275,51 @@ def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
     return rows
 
 
+def _year_groups(header_years: list[int | None]) -> list[int | None]:
+    """Each header cell's period when every year heads a group of as many columns, up to the next year
+    ("January 29, 2023 Gross | | Accumulated | Net | January 30, 2022 Gross | | Accumulated | Net"); columns
+    after the last group ("$ Change", "% Change") have none. Groups of unequal width say the header's cells
+    do not line up with the values' (merged cells): then no period at all."""
+    at = [k for k, year in enumerate(header_years) if year is not None]
+    if len(at) < 2:
+        return header_years
+    widths = {b - a for a, b in itertools.pairwise(at)}
+    width = widths.pop()
+    if widths or len(header_years) - at[-1] < width:
+        return [None for _ in header_years]
+    end = at[-1] + width
+    return [header_years[at[0] + (k - at[0]) // width * width] if at[0] <= k < end else None
+            for k in range(len(header_years))]  # fmt: skip
+
+
+def _amount_percent_groups(values: tuple[Figure | None, ...], periods: list[int]) -> tuple[int, ...] | None:
+    """Each value's period when the row prints as many values for every period, an amount and a percentage
+    in the same order under each ("$ 878 | 21.0% | $ 2,088 | 21.0%" under "2023 | 2022"): the layout of a
+    rate reconciliation or a table with "% of revenue". None for any other row (values all of one kind do
+    not say how they group)."""
+    n = len(periods)
+    if n < 2 or len(values) <= n or len(values) % n or any(v is None for v in values):
+        return None
+    width = len(values) // n
+    kinds = [tuple(bool(v.is_percent) for v in values[k : k + width]) for k in range(0, len(values), width)]  # type: ignore[union-attr]
+    if len(set(kinds)) != 1 or len(set(kinds[0])) != 2:
+        return None
+    return tuple(year for year in periods for _ in range(width))
+
+
+def _line_above(text: str, start: int) -> str:
+    """The line of text just above a table that starts at `start` ("" when another table's row is)."""
+    above = text[:start].rstrip().rpartition("\n")[2].strip()
+    return "" if is_table_line(above) else above
+
+
+def _table_date(above: str) -> int | None:
+    """The year of the one date the line above a table states it at ("Lease liability maturities as of
+    September 30, 2023, are as follows (in millions):"); None when it states none or several."""
+    years = as_of_years(above)
+    return years[0] if len(years) == 1 else None  # two dates: which column is which is not said
+
+
 def _cell_year(cell: str) -> int | None:
     m = re.search(rf"(?<!\d)({YEAR})(?!\d)", cell)
     return int(m.group(1)) if m else None
@@ -320,16 +365,34 @@ def _markdown_rows(text: str) -> list[FigureRow]:
     table = -1
     header_cells: list[str] = []  # the row above the |---| line
     block_year: int | None = None  # a year heading a block of rows ("| 2021 | | |"): the rows' period
+    table_year: int | None = None  # the one date the line above the table states it at ("as of ...")
+    last_header: tuple[str, tuple[str, ...]] | None = None  # the caption and header of the table before
+    table_title = ""  # the line just above the table's header
     for line in table_lines(text):
         if line.table != table:
-            table, header_years, header_cells, block_year = line.table, [], [], None
+            table, header_years, header_cells = line.table, [], []
+            if not line.above_separator:
+                block_year, table_year, last_header, table_title = None, None, None, ""
         if line.above_separator:
-            header_cells = list(line.cells)
+            if (line.caption, line.cells) != last_header:
+                # A new header starts a new table, even printed right under another; a part of a long
+                # table repeats its caption and header and continues the block of rows it was in.
+                table_title = _line_above(text, line.start)
+                block_year, table_year = None, _table_date(table_title)
+            last_header = (line.caption, line.cells)
+            header_cells, header_years = list(line.cells), []
         cells = list(line.cells)
         periods = [cell for cell in cells[1:] if cell]
         if line.above_separator and periods and all(_cell_year(cell) is not None for cell in periods):
             # The header row above the |---| line names periods, even as bare years ("2018 | 2017").
             header_years = [_cell_year(cell) for cell in cells]
+            continue
+        dated_cells = [column_year(cell) for cell in cells[1:]]
+        named = [y for y in dated_cells if y is not None]
+        if line.above_separator and len(named) > 1 and len(set(named)) == len(named):
+            # Periods beside categories ("Financial Statement Line Items | 2023 | 2022", "January 29, 2023
+            # Amortized Cost | Estimated Fair Value | January 30, 2022 Amortized Cost | ...").
+            header_years = [None, *dated_cells]
             continue
         if line.above_separator and len(periods) > 1:
             named = {_cell_year(cell) for cell in periods} - {None}
@@ -342,17 +405,29 @@ def _markdown_rows(text: str) -> list[FigureRow]:
             k for k, c in enumerate(cells) if k > 0 and _NUM_TOKEN.match(c.replace("$", "").replace(" ", ""))
         ]
         if not numeric:
-            years = [_cell_year(cell) for cell in cells]
+            # A row of periods over the columns; a year a column's category names is none ("Notes due 2025").
+            years = [_cell_year(cells[0]), *(column_year(cell) for cell in cells[1:])]
             if years[0] is not None and not any(years[1:]) and not any(_cell_year(c) for c in header_cells):
                 block_year = years[0]  # the year heads the rows below it; the columns are not periods
-            elif any(years):
+            elif any(years[1:]):
                 header_years = years
             elif re.search(r"[A-Za-z]{2}", cells[0]):
+                # A heading, even one naming years under a header of periods ("2013 – 2023 debt issuances:").
                 heading, members = cells[0], []
             continue
         label = cells[0]
         values = tuple(_figure(cells[k].replace(" ", "")) for k in numeric)
-        if not re.search(r"[A-Za-z]{2}", label):
+        # A row labelled by a bare year in a table stated at one date is a year of a schedule ("2025 |
+        # 17,316": payments due in 2025 as of the table's date); its value is dated by the table, never by
+        # the label. A year not after the table's date may be the row's own period (a table of years
+        # by row), so its values stay without a period.
+        year_row = re.fullmatch(YEAR, label) is not None
+        schedule_year = (
+            table_year if year_row and table_year is not None and int(label) > table_year else None
+        )
+        if year_row:
+            pass
+        elif not re.search(r"[A-Za-z]{2}", label):
             # Only a blank label can be a group's total; a row labelled "(1)" stays unread.
             total = None if label else _group_total_label(heading, members, values)
             heading, members = "", []
@@ -373,8 +448,22 @@ def _markdown_rows(text: str) -> list[FigureRow]:
         elif dated is not None:
             # Columns that are not periods, in a row that names its date ("Balances, January 29, 2023").
             years = tuple(dated for _ in numeric)
+        elif year_row and not in_header:
+            years = tuple(schedule_year for _ in numeric)
+        elif not in_header and table_year is not None:
+            # Columns that are not periods, in a table stated at one date ("Lease liability maturities as
+            # of September 30, 2023, are as follows").
+            years = tuple(table_year for _ in numeric)
+        elif (grouped := _amount_percent_groups(values, in_header)) is not None:
+            years = grouped
         else:
-            years = tuple(header_years[k] if k < len(header_years) else None for k in numeric)
+            spread = _year_groups(header_years)
+            years = tuple(spread[k] if k < len(spread) else None for k in numeric)
+        own_date = date_year(label)
+        if own_date is not None and years and len(set(years)) == 1 and years[0] not in (None, own_date):
+            # One period column, in a row that names its own date ("Carrying amount as of Jan 29, 2023"
+            # under "Year Ended Jan 28, 2024": the opening balance is the balance at that date).
+            years = tuple(own_date for _ in numeric)
         statement, caption = (None, "") if _own_context(line.caption) else _statement_before(text, line.start)
         rows.append(
             FigureRow(
@@ -389,7 +478,9 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 statement=statement,
                 caption=caption or line.caption,
                 # A statement's subtotal sums its section, not the group of rows just above it.
-                group=heading
+                group=(heading or line.caption or table_title[:120])
+                if year_row
+                else heading
                 if members and not re.match(r"net (?:cash|increase|decrease|change)\b", label, re.I)
                 else "",
                 columns=columns,
