@@ -56,16 +56,18 @@ RESULTS = ROOT / "benchmarks" / "results"
 
 
 def unit_agrees(fact: Fact, value: FactValue, tagged: TaggedFact) -> bool:
-    """The fact's unit is the tag's: per share for USD/shares, a percentage for a scaled pure number, and for
-    amounts and counts the table's unit equal to the tag's scale."""
+    """The fact's unit is the tag's: per share for USD/shares (the row's or its column's), a percentage for a
+    scaled pure number, and for amounts and counts the column's unit (else the table's) equal to the tag's
+    scale."""
     unit = tagged.unit or ""
+    per_share = fact.per_share_of(value)
     if "/" in unit:
-        return fact.per_share and not value.percent
+        return per_share and not value.percent
     if unit == "pure" and tagged.scale == -2:
         return value.percent
-    if value.percent or fact.per_share:
+    if value.percent or per_share:
         return False
-    return (fact.scale or 1.0) == 10.0**tagged.scale
+    return (fact.scale_of(value) or 1.0) == 10.0**tagged.scale
 
 
 def value_agrees(fact: Fact, value: FactValue, tagged: TaggedFact) -> bool:
@@ -132,7 +134,7 @@ def measure(path: Path, count_tokens, settings: Settings, show: int) -> dict:
                         "row": fact.text[:160],
                         "printed": value.raw,
                         "fiscal_year": value.fiscal_year,
-                        "scale": fact.scale,
+                        "scale": fact.scale_of(value),
                         "per_share": fact.per_share,
                         "percent": value.percent,
                         "tagged": tag.value,

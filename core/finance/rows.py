@@ -34,8 +34,21 @@ _SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 # The unit of share counts where it differs from the amounts': "(In millions, except number of shares, which
 # are reflected in thousands, ...)", "(in millions, shares in thousands)".
 _SHARES_UNIT_RE = re.compile(r"\bshares\b[^)\n]{0,40}?\bin\s+(?P<u>millions|thousands|billions)\b", re.I)
-#: A row that counts shares ("Shares used in computing earnings per share", "Weighted-average shares").
-_SHARE_COUNT_RE = re.compile(r"^shares\b|\bshares (?:used|outstanding|issued)\b|\bnumber of shares\b", re.I)
+#: A row that counts shares ("Shares used in computing earnings per share", "Weighted-average diluted shares",
+#: "Effect of dilutive share-based awards").
+_SHARE_COUNT_RE = re.compile(
+    r"^shares\b|\bshares (?:used|outstanding|issued)\b|\bnumber of shares\b"
+    r"|\bweighted[- ]average\b.*\bshares\b|\bdilutive\b.*\b(?:shares|awards|securities|options)\b",
+    re.I,
+)
+_PAR_VALUE_RE = re.compile(r"\bpar value\b", re.I)
+#: The clause of a label that names what a row goes into ("... excluded from diluted net income per share").
+_FEEDS_RE = re.compile(r"\b(?:from|in comput\w*|in calculat\w*|used in)\b.*", re.I)
+#: A column of per-share figures ("Weighted-Average Grant Date Fair Value Per RSU"); "(In millions, except
+#: per share amounts)" makes no column per share.
+_PER_SHARE_COLUMN_RE = re.compile(
+    r"(?<!except )\bper\s+(?:common\s+|ordinary\s+)?(?:share|rsu|psu|unit|option|award)s?\b", re.I
+)
 _NUM_TOKEN = re.compile(r"^\(?-?\$?\(?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?\)?$")
 _DASH_TOKEN = re.compile(r"^[—–-]{1,3}$")
 _CONTINUES = re.compile(r"^[a-z(&,]")
@@ -57,10 +70,16 @@ class FigureRow:
     group: str = ""  # the heading of the group of rows it belongs to ("Diluted earnings per share:")
     columns: tuple[str, ...] = ()  # each value's column header as printed, where the table gives one
     share_scale: float | None = None  # the unit of share counts when the table states one of its own
+    # Each value's own unit where the table states units per column: (scale, per share) of its header cell.
+    column_units: tuple[tuple[float | None, bool], ...] = ()
 
     @property
     def share_count(self) -> bool:
-        """A count of shares ("Shares used in computing earnings per share: Basic"), not a per-share figure."""
+        """A count of shares ("Shares used in computing earnings per share: Basic"), not a per-share figure.
+        A label stating a par value is the stock's amount, whatever shares it describes ("Common stock, $0.00001
+        par value: 50,400,000 shares authorized; 15,550,061 shares issued and outstanding")."""
+        if _PAR_VALUE_RE.search(self.label):
+            return False
         return any(_SHARE_COUNT_RE.search(text) for text in (self.group, self.label))
 
     @property
@@ -69,7 +88,8 @@ class FigureRow:
         brackets ("Cash dividends declared ($0.16 per common share)") does not make the amount per share."""
         if self.share_count:
             return False
-        plain = re.sub(r"\([^)]*\)", " ", f"{self.group} {self.label}")
+        # "Equity awards excluded from diluted net income per share": what the row feeds, not what it is.
+        plain = " ".join(_FEEDS_RE.sub(" ", re.sub(r"\([^)]*\)", " ", t)) for t in (self.group, self.label))
         squashed = re.sub(r"\s+", "", plain).lower()
         # "(in millions, except per share amounts)" heads a whole statement; it makes no row per-share.
         return bool(re.search(r"(?<!except)per(common|ordinary|diluted|basic)?share", squashed))
@@ -307,6 +327,19 @@ def _amount_percent_groups(values: tuple[Figure | None, ...], periods: list[int]
     return tuple(year for year in periods for _ in range(width))
 
 
+def _column_units(header: list[str]) -> list[tuple[float | None, bool]]:
+    """Each header cell's own unit, (scale, per share), when the header states different units for different
+    columns ("Number of RSUs (in thousands) | Weighted-Average Grant Date Fair Value Per RSU | Aggregate Fair
+    Value (in millions)"); empty when it states one unit or none (the table's unit then holds)."""
+    units: list[tuple[float | None, bool]] = []
+    for cell in header:
+        m = _UNIT_RE.search(cell)
+        scale = _SCALE[(m.group("a") or m.group("b")).lower()] if m else None
+        units.append((scale, bool(_PER_SHARE_COLUMN_RE.search(cell))))
+    stated = {unit for unit in units if unit != (None, False)}
+    return units if len(stated) > 1 else []
+
+
 def _line_above(text: str, start: int) -> str:
     """The line of text just above a table that starts at `start` ("" when another table's row is)."""
     above = text[:start].rstrip().rpartition("\n")[2].strip()
@@ -368,9 +401,12 @@ def _markdown_rows(text: str) -> list[FigureRow]:
     table_year: int | None = None  # the one date the line above the table states it at ("as of ...")
     last_header: tuple[str, tuple[str, ...]] | None = None  # the caption and header of the table before
     table_title = ""  # the line just above the table's header
+    header_units: list[
+        tuple[float | None, bool]
+    ] = []  # each header cell's own unit, when units are per column
     for line in table_lines(text):
         if line.table != table:
-            table, header_years, header_cells = line.table, [], []
+            table, header_years, header_cells, header_units = line.table, [], [], []
             if not line.above_separator:
                 block_year, table_year, last_header, table_title = None, None, None, ""
         if line.above_separator:
@@ -379,8 +415,10 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 # table repeats its caption and header and continues the block of rows it was in.
                 table_title = _line_above(text, line.start)
                 block_year, table_year = None, _table_date(table_title)
+                heading, members = "", []  # a heading of the table above heads none of these rows
             last_header = (line.caption, line.cells)
             header_cells, header_years = list(line.cells), []
+            header_units = _column_units(header_cells)
         cells = list(line.cells)
         periods = [cell for cell in cells[1:] if cell]
         if line.above_separator and periods and all(_cell_year(cell) is not None for cell in periods):
@@ -484,6 +522,11 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 if members and not re.match(r"net (?:cash|increase|decrease|change)\b", label, re.I)
                 else "",
                 columns=columns,
+                column_units=tuple(
+                    header_units[k] if k < len(header_units) else (None, False) for k in numeric
+                )
+                if header_units
+                else (),
             )
         )
         if _ENDS_GROUP_RE.match(label):

@@ -52,7 +52,9 @@ def filing_id_for(data: bytes) -> str:
 #:    content words of "R&D", "SG&A" kept whole by the tokenizer.
 #: 6: facts of HTML filings with inline XBRL carry the tagged concept, members and value of each column, and
 #:    where printed and tagged disagree, a sentence saying so.
-INDEX_VERSION = 6
+#: 7: a fact's value carries its column's own unit where a table states units per column (scale, per share),
+#:    and its column header; more table periods read (category columns, a table's stated date, schedules).
+INDEX_VERSION = 7
 
 
 class _Progress:

@@ -73,12 +73,13 @@ def _same(a: float, b: float) -> bool:
 
 
 def printed_units(fact: Fact, value: FactValue) -> float | None:
-    """A printed value in the units XBRL tags it in: scaled by the table's unit, a percentage as a fraction."""
+    """A printed value in the units XBRL tags it in: scaled by its column's unit or else the table's, a
+    percentage as a fraction."""
     if value.number is None:
         return None
     if value.percent:
         return value.number / 100.0
-    return value.number * (fact.scale or 1.0)
+    return value.number * (fact.scale_of(value) or 1.0)
 
 
 #: A balance at the beginning of the period: tagged as of the day the year before ended.
@@ -241,12 +242,13 @@ def match_rows(facts: list[Fact], rows: list[TaggedRow]) -> dict[int, tuple[int,
 # --- what a joined fact says ---------------------------------------------------------------------------
 
 
-def _scaled_words(value: float, fact: Fact) -> str:
-    """A tagged value in the fact's own unit: "1,243 million" for a table in millions."""
-    if fact.per_share or not fact.scale:
+def _scaled_words(value: float, fact: Fact, printed: FactValue) -> str:
+    """A tagged value in the unit of the printed value's column: "1,243 million" for a table in millions."""
+    scale = fact.scale_of(printed)
+    if fact.per_share_of(printed) or not scale:
         return format_amount(value)
-    word = {1e3: "thousand", 1e6: "million", 1e9: "billion"}.get(fact.scale)
-    shown = value / fact.scale
+    word = {1e3: "thousand", 1e6: "million", 1e9: "billion"}.get(scale)
+    shown = value / scale
     text = f"{shown:,.0f}" if shown == round(shown) else f"{shown:,.2f}"
     return f"{text} {word}" if word else format_amount(value)
 
@@ -262,13 +264,11 @@ def _value_problem(fact: Fact, value: FactValue, tagged: TaggedFact) -> str | No
     if printed is None:
         if tagged.value == 0:
             return None  # a dash printed for a tagged zero
-        return f"Printed {value.raw} for {_year_words(value)} but tagged {_scaled_words(tagged.value, fact)}."
+        return f"Printed {value.raw} for {_year_words(value)} but tagged {_scaled_words(tagged.value, fact, value)}."
     # Signs are the filing's presentation (a cost in brackets may be tagged positive): compare magnitudes.
     if _same(abs(printed), abs(tagged.value)):
         return None
-    return (
-        f"Printed {value.raw} for {_year_words(value)} but tagged {_scaled_words(abs(tagged.value), fact)}."
-    )
+    return f"Printed {value.raw} for {_year_words(value)} but tagged {_scaled_words(abs(tagged.value), fact, value)}."
 
 
 def _period_problem(fact: Fact, value: FactValue, tagged: TaggedFact) -> str | None:

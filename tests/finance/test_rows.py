@@ -357,3 +357,17 @@ def test_years_of_a_maturity_schedule_are_rows_dated_by_the_table_not_by_their_l
     # Years up to the table's date may be the periods of a table of years by row: no period is read.
     past = text.replace("2024 |", "2022 |").replace("2025 |", "2023 |")
     assert [r.years for r in read_rows(past)[:2]] == [(None,), (None,)]
+
+
+def test_a_heading_of_the_table_above_heads_no_row_of_the_next_table():
+    text = """|  | 2023 | 2022 |
+|---|---|---|
+| Net income per share: |  |  |
+| Basic | $ 1.76 | $ 3.91 |
+|  | January 29, 2023 Gross (In millions) | Net | January 30, 2022 Gross | Net |
+|---|---|---|---|---|
+| Patents and licensed technology | 446 | 197 | 446 | 225 |"""
+    basic, patents = read_rows(text)
+    assert basic.per_share and basic.group == "Net income per share:"
+    assert patents.group == "" and not patents.per_share and patents.scale == 1e6
+    assert patents.years == (2023, 2023, 2022, 2022)
