@@ -18,7 +18,15 @@ from dataclasses import dataclass, replace
 from core.finance.vocabulary.statements import TITLE_RE, statement_kind, title_kind
 from core.text.figures import Figure, find_figures
 from core.text.markdown_table import is_table_line, table_lines
-from core.text.periods import YEAR, ColumnHeader, as_of_years, column_headers, column_year, date_year
+from core.text.periods import (
+    YEAR,
+    ColumnHeader,
+    as_of_years,
+    column_headers,
+    column_year,
+    date_year,
+    without_period,
+)
 
 # The unit opens a parenthesis or a line ("(In millions, except ...)", "Dollars in millions"), possibly after the
 # one or two words it measures ("(net income in millions and shares in thousands)"), or follows a
@@ -295,11 +303,12 @@ def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
     return rows
 
 
-def _year_groups(header_years: list[int | None]) -> list[int | None]:
-    """Each header cell's period when every year heads a group of as many columns, up to the next year
-    ("January 29, 2023 Gross | | Accumulated | Net | January 30, 2022 Gross | | Accumulated | Net"); columns
-    after the last group ("$ Change", "% Change") have none. Groups of unequal width say the header's cells
-    do not line up with the values' (merged cells): then no period at all."""
+def _year_groups(header_years: list[int | None], header: list[str]) -> list[int | None]:
+    """Each header cell's period when every year heads a group of as many columns holding the same things,
+    up to the next year ("January 29, 2023 Gross | | Accumulated | Net | January 30, 2022 Gross | |
+    Accumulated | Net"); columns after the last group ("$ Change", "% Change") have none. Groups of unequal
+    width or of different columns ("Jan 28, 2024 | | Jan 29, 2023 | $ Change") say the header's cells do not
+    line up with the values' (merged cells): then no period at all."""
     at = [k for k, year in enumerate(header_years) if year is not None]
     if len(at) < 2:
         return header_years
@@ -307,6 +316,11 @@ def _year_groups(header_years: list[int | None]) -> list[int | None]:
     width = widths.pop()
     if widths or len(header_years) - at[-1] < width:
         return [None for _ in header_years]
+    if width > 1:
+        held = [re.sub(r"\([^)]*\)", " ", without_period(cell)).strip() for cell in header]
+        held += [""] * (len(header_years) - len(held))
+        if len({tuple(held[a : a + width]) for a in at}) != 1:
+            return [None for _ in header_years]
     end = at[-1] + width
     return [header_years[at[0] + (k - at[0]) // width * width] if at[0] <= k < end else None
             for k in range(len(header_years))]  # fmt: skip
@@ -495,7 +509,7 @@ def _markdown_rows(text: str) -> list[FigureRow]:
         elif (grouped := _amount_percent_groups(values, in_header)) is not None:
             years = grouped
         else:
-            spread = _year_groups(header_years)
+            spread = _year_groups(header_years, header_cells)
             years = tuple(spread[k] if k < len(spread) else None for k in numeric)
         own_date = date_year(label)
         if own_date is not None and years and len(set(years)) == 1 and years[0] not in (None, own_date):

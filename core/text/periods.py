@@ -106,6 +106,19 @@ def column_year(cell: str) -> int | None:
     return int(m.group(1)) if m else date_year(cell)
 
 
+_PERIOD_WORDS_RE = re.compile(
+    rf"(?:\b(?:fiscal\s+)?(?:years?|quarters?|(?:three|six|nine|twelve)\s+months)\s+(?:ended|ending)\b|\bas\s+of\b"
+    rf"|\bat\b|\bfiscal\b)?\s*(?:{_MONTHS}\s+\d{{1,2}},?\s+)?{YEAR}\b",
+    re.I,
+)
+
+
+def without_period(cell: str) -> str:
+    """A column header with its period taken out: what the column holds ("January 29, 2023 Gross Carrying
+    Amount" -> "Gross Carrying Amount"; "Year Ended January 29, 2023" -> "")."""
+    return " ".join(_PERIOD_WORDS_RE.sub(" ", cell).split())
+
+
 @dataclass(frozen=True)
 class ColumnHeader:
     """A table's column periods as printed: the fiscal year of each value column, left to right."""

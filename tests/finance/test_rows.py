@@ -371,3 +371,19 @@ def test_a_heading_of_the_table_above_heads_no_row_of_the_next_table():
     assert basic.per_share and basic.group == "Net income per share:"
     assert patents.group == "" and not patents.per_share and patents.scale == 1e6
     assert patents.years == (2023, 2023, 2022, 2022)
+
+
+def test_periods_over_groups_of_different_columns_date_no_column():
+    # "Jan 29, 2023" heads a spacer-free group with "$ Change" in it: the header does not line up.
+    text = """Revenue by Reportable Segments
+|  | Jan 28, 2024 |  | Jan 29, 2023 | $ Change | Year Ended % Change ($ in millions) |
+|---|---|---|---|---|---|
+| Compute & Networking |  | $ 47,405 | $ 15,068 | $ 32,337 | 215% |"""
+    (row,) = read_rows(text)
+    assert row.years == (None, None, None, None)
+    # The same header with a spacer under each period, and the change columns after them: each period
+    # heads its own group, the change columns none.
+    text = """|  | Year Ended January 29, 2023 ($ in millions) |  | January 30, 2022 |  | $ Change |  | % Change |
+|---|---|---|---|---|---|---|---|
+| Research and development expenses | $ 7,339 |  | $ 5,268 |  | $ 2,071 |  | 39% |"""
+    assert read_rows(text)[0].years == (2023, 2022, None, None)
