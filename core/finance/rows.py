@@ -406,6 +406,8 @@ def _own_context(caption: str) -> bool:
 
 def _markdown_rows(text: str) -> list[FigureRow]:
     rows: list[FigureRow] = []
+    parts: list[int] = []  # each row's table: a new header starts one, a repeated caption and header not
+    part = 0
     header_years: list[int | None] = []
     heading = ""  # the last labelled row without figures ("Revenues"), which heads the rows after it
     members: list[tuple[Figure | None, ...]] = []  # the figures of the rows under it
@@ -423,6 +425,7 @@ def _markdown_rows(text: str) -> list[FigureRow]:
             table, header_years, header_cells, header_units = line.table, [], [], []
             if not line.above_separator:
                 block_year, table_year, last_header, table_title = None, None, None, ""
+                part += 1
         if line.above_separator:
             if (line.caption, line.cells) != last_header:
                 # A new header starts a new table, even printed right under another; a part of a long
@@ -430,6 +433,7 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 table_title = _line_above(text, line.start)
                 block_year, table_year = None, _table_date(table_title)
                 heading, members = "", []  # a heading of the table above heads none of these rows
+                part += 1
             last_header = (line.caption, line.cells)
             header_cells, header_years = list(line.cells), []
             header_units = _column_units(header_cells)
@@ -543,31 +547,37 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 else (),
             )
         )
+        parts.append(part)
         if _ENDS_GROUP_RE.match(label):
             heading, members = "", []  # a group's total ends the group
-    return _roll_forward(rows)
+    return _roll_forward(rows, parts)
 
 
-def _roll_forward(rows: list[FigureRow]) -> list[FigureRow]:
+def _roll_forward(rows: list[FigureRow], parts: list[int]) -> list[FigureRow]:
     """A roll-forward without period columns (a statement of equity, an award activity table) dates its
     balances in their labels ("Balances, January 30, 2022"); the rows between two dated balances of the same
-    table are the activity of the period that ends at the second one, so they take its year."""
+    table are the activity of the period that ends at the second one, so they take its year. So do the rows
+    a table opens with before its first dated balance (a statement continued from the page before: the
+    activity printed above a closing balance is that period's). `parts` gives each row's table (a part
+    repeating its table's caption and header continues it)."""
     out = list(rows)
     pending: list[int] = []  # rows without a year since the last dated balance of the table
     opened = False  # a dated balance of this table came before them
-    caption = None
+    first = True  # no row of this table had a year yet
+    part = None
     for index, row in enumerate(rows):
-        if row.caption != caption:
-            pending, opened, caption = [], False, row.caption
+        if parts[index] != part:
+            pending, opened, first, part = [], False, True, parts[index]
         dated = date_year(row.label)
         if any(row.years):
             if dated is not None and dated in row.years and len(set(row.years)) == 1:
-                if opened:
+                if opened or first:
                     for k in pending:
                         out[k] = replace(rows[k], years=tuple(dated for _ in rows[k].years))
                 pending, opened = [], True
             else:
                 pending, opened = [], False
+            first = False
         else:
             pending.append(index)
     return out

@@ -387,3 +387,27 @@ def test_periods_over_groups_of_different_columns_date_no_column():
 |---|---|---|---|---|---|---|---|
 | Research and development expenses | $ 7,339 |  | $ 5,268 |  | $ 2,071 |  | 39% |"""
     assert read_rows(text)[0].years == (2023, 2022, None, None)
+
+
+def test_a_roll_forward_continued_from_the_page_before_dates_its_opening_activity_by_the_next_balance():
+    # The statement's second page opens with the rest of a year's activity, then that year's closing balance.
+    text = """CONSOLIDATED STATEMENTS OF SHAREHOLDERS' EQUITY (continued)
+|  | Shares | Amount | Total |
+|---|---|---|---|
+| Repurchase of common stock | (10) | (1,000) | (1,000) |
+| Net income | — | 4,368 | 4,368 |
+| Balances, January 29, 2023 | 2,466 | 11,971 | 22,101 |
+| Net income | — | 29,760 | 29,760 |"""
+    repurchase, income, closing, later = read_rows(text)
+    assert closing.years == (2023, 2023, 2023)
+    assert repurchase.years == (2023, 2023, 2023) and income.years == (2023, 2023)
+    assert later.years == (None, None)
+    # Rows of another table printed above it are not its activity.
+    other = """|  | Count | Amount |
+|---|---|---|
+| Awards outstanding | 45 | 158 |
+|  | Shares | Amount | Total |
+|---|---|---|---|
+| Balances, January 29, 2023 | 2,466 | 11,971 | 22,101 |"""
+    awards, balance = read_rows(other)
+    assert awards.years == (None, None) and balance.years == (2023, 2023, 2023)
