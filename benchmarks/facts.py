@@ -6,7 +6,9 @@ embedding or indexing. Every tagged figure printed in a table row is then looked
 read as a fact and joined (by label and numbers, core.ingest.xbrl_join), and does the fact's value in that
 column agree with it on the value (printed number x the table's unit, as magnitudes: a figure in brackets may
 be tagged positive), the period (the column's fiscal year from the table header against the tagged context's
-end) and the unit (per share, percentage, count or amount, and the scale)?
+end) and the unit (per share, percentage, count or amount, and the scale)? A period that disagrees is counted
+as wrong when the reader read one, as unknown when it left the column without one (never used for an answer
+about a period).
 
 Usage: python benchmarks/facts.py [FILE ...] [--show N]   (default: the four NVIDIA and Apple 10-Ks)
 Prints a Markdown table (and the first N disagreements with their rows) and writes

@@ -49,6 +49,8 @@ _SHARE_COUNT_RE = re.compile(
     r"|\bweighted[- ]average\b.*\bshares\b|\bdilutive\b.*\b(?:shares|awards|securities|options)\b",
     re.I,
 )
+#: A label has a word: two letters in a row, or an abbreviation ("U.S.", "U.K.").
+_WORDY_RE = re.compile(r"[A-Za-z]{2}|\b[A-Za-z]\.[A-Za-z]\.")
 _PAR_VALUE_RE = re.compile(r"\bpar value\b", re.I)
 #: The clause of a label that names what a row goes into ("... excluded from diluted net income per share").
 _FEEDS_RE = re.compile(r"\b(?:from|in comput\w*|in calculat\w*|used in)\b.*", re.I)
@@ -280,7 +282,7 @@ def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
         if heading:
             group = heading
         values = [None if c[3] == "DASH" else _figure(c[0]) for c in run]
-        if label and re.search(r"[A-Za-z]{2}", label) and len(label) <= 300:
+        if label and _WORDY_RE.search(label) and len(label) <= 300:
             start, end = label_start, run[-1][2]
             statement, caption = _statement_before(text, start)
             rows.append(
@@ -467,7 +469,7 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 block_year = years[0]  # the year heads the rows below it; the columns are not periods
             elif any(years[1:]):
                 header_years = years
-            elif re.search(r"[A-Za-z]{2}", cells[0]):
+            elif _WORDY_RE.search(cells[0]):
                 # A heading, even one naming years under a header of periods ("2013 – 2023 debt issuances:").
                 heading, members = cells[0], []
             continue
@@ -483,7 +485,7 @@ def _markdown_rows(text: str) -> list[FigureRow]:
         )
         if year_row:
             pass
-        elif not re.search(r"[A-Za-z]{2}", label):
+        elif not _WORDY_RE.search(label):
             # Only a blank label can be a group's total; a row labelled "(1)" stays unread.
             total = None if label else _group_total_label(heading, members, values)
             heading, members = "", []

@@ -411,3 +411,16 @@ def test_a_roll_forward_continued_from_the_page_before_dates_its_opening_activit
 | Balances, January 29, 2023 | 2,466 | 11,971 | 22,101 |"""
     awards, balance = read_rows(other)
     assert awards.years == (None, None) and balance.years == (2023, 2023, 2023)
+
+
+def test_an_abbreviated_label_is_a_label():
+    text = """Income before income tax consists of the following:
+|  | 2024 | 2023 |
+|---|---|---|
+| U.S. | $ 29,495 | $ 3,477 |
+| Foreign | 4,323 | 704 |
+| (1) | 5 | 6 |"""
+    assert [(r.label, r.years) for r in read_rows(text)] == [
+        ("U.S.", (2024, 2023)),
+        ("Foreign", (2024, 2023)),
+    ]
