@@ -328,16 +328,21 @@ def _year_groups(header_years: list[int | None], header: list[str]) -> list[int 
             for k in range(len(header_years))]  # fmt: skip
 
 
-def _amount_percent_groups(values: tuple[Figure | None, ...], periods: list[int]) -> tuple[int, ...] | None:
-    """Each value's period when the row prints as many values for every period, an amount and a percentage
-    in the same order under each ("$ 878 | 21.0% | $ 2,088 | 21.0%" under "2023 | 2022"): the layout of a
-    rate reconciliation or a table with "% of revenue". None for any other row (values all of one kind do
-    not say how they group)."""
+def _is_dash_cell(cell: str) -> bool:
+    """A cell printing a dash for nothing reported: "—", "$ —", "—%"."""
+    return bool(_DASH_TOKEN.match(re.sub(r"[$%\s()]", "", cell)))
+
+
+def _amount_percent_groups(cells: list[str], periods: list[int]) -> tuple[int, ...] | None:
+    """Each value cell's period when the row prints as many cells for every period, an amount and a
+    percentage in the same order under each ("$ 878 | 21.0% | $ 2,088 | 21.0%", "— | —%" under "2023 |
+    2022"): the layout of a rate reconciliation or a table with "% of revenue". None for any other row
+    (cells all of one kind do not say how they group)."""
     n = len(periods)
-    if n < 2 or len(values) <= n or len(values) % n or any(v is None for v in values):
+    if n < 2 or len(cells) <= n or len(cells) % n:
         return None
-    width = len(values) // n
-    kinds = [tuple(bool(v.is_percent) for v in values[k : k + width]) for k in range(0, len(values), width)]  # type: ignore[union-attr]
+    width = len(cells) // n
+    kinds = [tuple("%" in cell for cell in cells[k : k + width]) for k in range(0, len(cells), width)]
     if len(set(kinds)) != 1 or len(set(kinds[0])) != 2:
         return None
     return tuple(year for year in periods for _ in range(width))
@@ -462,6 +467,9 @@ def _markdown_rows(text: str) -> list[FigureRow]:
         numeric = [
             k for k, c in enumerate(cells) if k > 0 and _NUM_TOKEN.match(c.replace("$", "").replace(" ", ""))
         ]
+        if numeric:
+            # A dash is a cell of the row too (nothing reported): kept, the values line up with their columns.
+            numeric = [k for k, c in enumerate(cells) if k > 0 and (k in numeric or _is_dash_cell(c))]
         if not numeric:
             # A row of periods over the columns; a year a column's category names is none ("Notes due 2025").
             years = [_cell_year(cells[0]), *(column_year(cell) for cell in cells[1:])]
@@ -512,7 +520,7 @@ def _markdown_rows(text: str) -> list[FigureRow]:
             # Columns that are not periods, in a table stated at one date ("Lease liability maturities as
             # of September 30, 2023, are as follows").
             years = tuple(table_year for _ in numeric)
-        elif (grouped := _amount_percent_groups(values, in_header)) is not None:
+        elif (grouped := _amount_percent_groups([cells[k] for k in numeric], in_header)) is not None:
             years = grouped
         else:
             spread = _year_groups(header_years, header_cells)

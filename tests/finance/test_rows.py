@@ -228,7 +228,8 @@ def test_one_year_over_category_columns_is_the_period_of_every_column():
 | Cash | $ 28,359 | $ — | $ 28,359 |
 | Corporate debt securities | 76,840 | 6 | 70,890 |"""
     cash, debt = read_rows(text)
-    assert cash.years == (2023, 2023) and debt.years == (2023, 2023, 2023)
+    assert cash.years == (2023, 2023, 2023) and debt.years == (2023, 2023, 2023)
+    assert cash.values[1] is None  # a dash is a cell that reports nothing
 
 
 def test_a_roll_forward_dates_its_balances_and_the_activity_between_them():
@@ -259,8 +260,9 @@ def test_a_new_header_under_a_block_of_rows_starts_a_new_table():
     revenue, compensation, termination = read_rows(text)
     assert revenue.years == (2021, 2021, 2021)
     assert compensation.years == (2023, 2022, 2021)
-    # One value under three periods, the dashes not kept: which period it is in is not read.
-    assert termination.years == (2023,) or termination.years == (None,)
+    # Dashes are cells of the row: the one value and the two dashes line up with the three periods.
+    assert termination.years == (2023, 2022, 2021)
+    assert [v.value if v else None for v in termination.values] == [-1353, None, None]
 
 
 def test_a_part_of_a_long_table_continues_the_block_its_rows_were_in():
@@ -307,9 +309,12 @@ def test_an_amount_and_a_percentage_under_each_period_take_that_period():
 |---|---|---|---|---|---|---|---|---|---|
 | Tax expense computed at federal statutory rate |  | $ 878 | 21.0% |  | $ 2,088 | 21.0% |  | $ 926 | 21.0% |
 | Stock-based compensation | (309) |  | (7.4)% | (337) |  | (3.4)% | (136) |  | (3.1)% |
+| IP domestication | — |  | —% | (244) |  | (2.5)% | — |  | —% |
 | Other amounts | 1 | 2 | 3 | 4 | 5 | 6 |"""
-    statutory, compensation, other = read_rows(text)
+    statutory, compensation, domestication, other = read_rows(text)
     assert statutory.years == compensation.years == (2023, 2023, 2022, 2022, 2021, 2021)
+    assert domestication.years == (2023, 2023, 2022, 2022, 2021, 2021)
+    assert domestication.values[2].value == -244 and domestication.values[0] is None
     # Six amounts under three periods do not say how they group.
     assert 2022 not in other.years and 2021 not in other.years
 
@@ -400,8 +405,8 @@ def test_a_roll_forward_continued_from_the_page_before_dates_its_opening_activit
 | Net income | — | 29,760 | 29,760 |"""
     repurchase, income, closing, later = read_rows(text)
     assert closing.years == (2023, 2023, 2023)
-    assert repurchase.years == (2023, 2023, 2023) and income.years == (2023, 2023)
-    assert later.years == (None, None)
+    assert repurchase.years == income.years == (2023, 2023, 2023)
+    assert later.years == (None, None, None)
     # Rows of another table printed above it are not its activity.
     other = """|  | Count | Amount |
 |---|---|---|
