@@ -6,7 +6,9 @@ embedding or indexing. Every tagged figure printed in a table row is then looked
 read as a fact and joined (by label and numbers, core.ingest.xbrl_join), and does the fact's value in that
 column agree with it on the value (printed number x the table's unit, as magnitudes: a figure in brackets may
 be tagged positive), the period (the column's fiscal year from the table header against the tagged context's
-end) and the unit (per share, percentage, count or amount, and the scale)?
+end) and the unit (per share, percentage, count or amount, and the scale)? A period that disagrees is counted
+as wrong when the reader read one, as unknown when it left the column without one (never used for an answer
+about a period).
 
 Usage: python benchmarks/facts.py [FILE ...] [--show N]   (default: the four NVIDIA and Apple 10-Ks)
 Prints a Markdown table (and the first N disagreements with their rows) and writes
@@ -56,16 +58,18 @@ RESULTS = ROOT / "benchmarks" / "results"
 
 
 def unit_agrees(fact: Fact, value: FactValue, tagged: TaggedFact) -> bool:
-    """The fact's unit is the tag's: per share for USD/shares, a percentage for a scaled pure number, and for
-    amounts and counts the table's unit equal to the tag's scale."""
+    """The fact's unit is the tag's: per share for USD/shares (the row's or its column's), a percentage for a
+    scaled pure number, and for amounts and counts the column's unit (else the table's) equal to the tag's
+    scale."""
     unit = tagged.unit or ""
+    per_share = fact.per_share_of(value)
     if "/" in unit:
-        return fact.per_share and not value.percent
+        return per_share and not value.percent
     if unit == "pure" and tagged.scale == -2:
         return value.percent
-    if value.percent or fact.per_share:
+    if value.percent or per_share:
         return False
-    return (fact.scale or 1.0) == 10.0**tagged.scale
+    return (fact.scale_of(value) or 1.0) == 10.0**tagged.scale
 
 
 def value_agrees(fact: Fact, value: FactValue, tagged: TaggedFact) -> bool:
@@ -108,7 +112,7 @@ def measure(path: Path, count_tokens, settings: Settings, show: int) -> dict:
     order = filing_order(facts, chunks)
     # The same join the facts stage ran, kept here to see which tagged figure each value was joined to.
     matches = match_rows([facts[i] for i in order], rows)
-    joined = agree_value = agree_period = agree_unit = agree_all = 0
+    joined = agree_value = agree_period = agree_unit = agree_all = period_wrong = period_gap = 0
     disagreements: list[dict] = []
     for position, (r, columns) in matches.items():
         fact = facts[order[position]]
@@ -116,19 +120,23 @@ def measure(path: Path, count_tokens, settings: Settings, show: int) -> dict:
             tag = rows[r].facts[k]
             value = fact.values[v]
             joined += 1
-            checks = (value_agrees(fact, value, tag), value.fiscal_year in context_years(fact, tag),
+            checks = (value_agrees(fact, value, tag), value.fiscal_year in context_years(fact, tag, value),
                       unit_agrees(fact, value, tag))  # fmt: skip
             agree_value += checks[0]
             agree_period += checks[1]
             agree_unit += checks[2]
             agree_all += all(checks)
+            if not checks[1]:
+                # A period read and contradicted by the tag is wrong; one left unknown is a gap.
+                period_wrong += value.fiscal_year is not None
+                period_gap += value.fiscal_year is None
             if not all(checks):
                 disagreements.append(
                     {
                         "row": fact.text[:160],
                         "printed": value.raw,
                         "fiscal_year": value.fiscal_year,
-                        "scale": fact.scale,
+                        "scale": fact.scale_of(value),
                         "per_share": fact.per_share,
                         "percent": value.percent,
                         "tagged": tag.value,
@@ -162,6 +170,8 @@ def measure(path: Path, count_tokens, settings: Settings, show: int) -> dict:
         "agree_period": share(agree_period),
         "agree_unit": share(agree_unit),
         "agree_all": share(agree_all),
+        "period_wrong": period_wrong,
+        "period_gap": period_gap,
         "agree_all_of_tagged": round(agree_all / in_rows, 4) if in_rows else None,
         "facts": len(facts),
         "facts_with_concept": sum(1 for f in facts if f.concept),
@@ -193,14 +203,14 @@ def main() -> None:
         results = [measure(path, embedder.count_tokens, settings, args.show) for path in files]
     print(
         "\n| filing | tagged figures in table rows | joined to a fact | value agrees | period agrees "
-        "| unit agrees | all three | facts | facts with a concept | facts stage s | whole read s |"
+        "| unit agrees | all three | period wrong | period unknown | facts | facts with a concept | facts stage s | whole read s |"
     )
-    print("|---|" + "---:|" * 10)
+    print("|---|" + "---:|" * 12)
     for r in results:
         print(
             f"| {r['file']} | {r['tagged_in_rows']:,} | {r['joined']:,} ({r['joined_share']:.1%}) "
             f"| {r['agree_value']:.1%} | {r['agree_period']:.1%} | {r['agree_unit']:.1%} "
-            f"| **{r['agree_all']:.1%}** | {r['facts']:,} | {r['facts_with_concept']:,} | {r['facts_s']:.2f} "
+            f"| **{r['agree_all']:.1%}** | {r['period_wrong']:,} | {r['period_gap']:,} | {r['facts']:,} | {r['facts_with_concept']:,} | {r['facts_s']:.2f} "
             f"| {r['read_s']:.1f} |"
         )
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -43,14 +43,19 @@ def _kind(row: FigureRow, section: str) -> TableKind:
 
 def _values(row: FigureRow) -> list[FactValue]:
     out = []
-    for figure, year in zip(row.values, row.years, strict=False):
+    for k, (figure, year) in enumerate(zip(row.values, row.years, strict=False)):
+        header = row.columns[k] if k < len(row.columns) else ""
+        scale, per_share = row.column_units[k] if k < len(row.column_units) else (None, False)
         out.append(
             FactValue(
                 fiscal_year=year,
-                period=str(year) if year else "",
+                period=header or (str(year) if year else ""),
                 raw=figure.raw if figure is not None else "—",
                 number=figure.value if figure is not None else None,
                 percent=bool(figure and figure.is_percent),
+                # A column with a unit of its own (units per column): its scale, 1.0 for per-share figures.
+                scale=1.0 if per_share else scale,
+                per_share=per_share,
             )
         )
     return out

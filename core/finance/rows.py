@@ -18,7 +18,15 @@ from dataclasses import dataclass, replace
 from core.finance.vocabulary.statements import TITLE_RE, statement_kind, title_kind
 from core.text.figures import Figure, find_figures
 from core.text.markdown_table import is_table_line, table_lines
-from core.text.periods import YEAR, ColumnHeader, column_headers, date_year
+from core.text.periods import (
+    YEAR,
+    ColumnHeader,
+    as_of_years,
+    column_headers,
+    column_year,
+    date_year,
+    without_period,
+)
 
 # The unit opens a parenthesis or a line ("(In millions, except ...)", "Dollars in millions"), possibly after the
 # one or two words it measures ("(net income in millions and shares in thousands)"), or follows a
@@ -34,8 +42,23 @@ _SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 # The unit of share counts where it differs from the amounts': "(In millions, except number of shares, which
 # are reflected in thousands, ...)", "(in millions, shares in thousands)".
 _SHARES_UNIT_RE = re.compile(r"\bshares\b[^)\n]{0,40}?\bin\s+(?P<u>millions|thousands|billions)\b", re.I)
-#: A row that counts shares ("Shares used in computing earnings per share", "Weighted-average shares").
-_SHARE_COUNT_RE = re.compile(r"^shares\b|\bshares (?:used|outstanding|issued)\b|\bnumber of shares\b", re.I)
+#: A row that counts shares ("Shares used in computing earnings per share", "Weighted-average diluted shares",
+#: "Effect of dilutive share-based awards").
+_SHARE_COUNT_RE = re.compile(
+    r"^shares\b|\bshares (?:used|outstanding|issued)\b|\bnumber of shares\b"
+    r"|\bweighted[- ]average\b.*\bshares\b|\bdilutive\b.*\b(?:shares|awards|securities|options)\b",
+    re.I,
+)
+#: A label has a word: two letters in a row, or an abbreviation ("U.S.", "U.K.").
+_WORDY_RE = re.compile(r"[A-Za-z]{2}|\b[A-Za-z]\.[A-Za-z]\.")
+_PAR_VALUE_RE = re.compile(r"\bpar value\b", re.I)
+#: The clause of a label that names what a row goes into ("... excluded from diluted net income per share").
+_FEEDS_RE = re.compile(r"\b(?:from|in comput\w*|in calculat\w*|used in)\b.*", re.I)
+#: A column of per-share figures ("Weighted-Average Grant Date Fair Value Per RSU"); "(In millions, except
+#: per share amounts)" makes no column per share.
+_PER_SHARE_COLUMN_RE = re.compile(
+    r"(?<!except )\bper\s+(?:common\s+|ordinary\s+)?(?:share|rsu|psu|unit|option|award)s?\b", re.I
+)
 _NUM_TOKEN = re.compile(r"^\(?-?\$?\(?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?\)?$")
 _DASH_TOKEN = re.compile(r"^[—–-]{1,3}$")
 _CONTINUES = re.compile(r"^[a-z(&,]")
@@ -57,10 +80,16 @@ class FigureRow:
     group: str = ""  # the heading of the group of rows it belongs to ("Diluted earnings per share:")
     columns: tuple[str, ...] = ()  # each value's column header as printed, where the table gives one
     share_scale: float | None = None  # the unit of share counts when the table states one of its own
+    # Each value's own unit where the table states units per column: (scale, per share) of its header cell.
+    column_units: tuple[tuple[float | None, bool], ...] = ()
 
     @property
     def share_count(self) -> bool:
-        """A count of shares ("Shares used in computing earnings per share: Basic"), not a per-share figure."""
+        """A count of shares ("Shares used in computing earnings per share: Basic"), not a per-share figure.
+        A label stating a par value is the stock's amount, whatever shares it describes ("Common stock, $0.00001
+        par value: 50,400,000 shares authorized; 15,550,061 shares issued and outstanding")."""
+        if _PAR_VALUE_RE.search(self.label):
+            return False
         return any(_SHARE_COUNT_RE.search(text) for text in (self.group, self.label))
 
     @property
@@ -69,7 +98,8 @@ class FigureRow:
         brackets ("Cash dividends declared ($0.16 per common share)") does not make the amount per share."""
         if self.share_count:
             return False
-        plain = re.sub(r"\([^)]*\)", " ", f"{self.group} {self.label}")
+        # "Equity awards excluded from diluted net income per share": what the row feeds, not what it is.
+        plain = " ".join(_FEEDS_RE.sub(" ", re.sub(r"\([^)]*\)", " ", t)) for t in (self.group, self.label))
         squashed = re.sub(r"\s+", "", plain).lower()
         # "(in millions, except per share amounts)" heads a whole statement; it makes no row per-share.
         return bool(re.search(r"(?<!except)per(common|ordinary|diluted|basic)?share", squashed))
@@ -252,7 +282,7 @@ def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
         if heading:
             group = heading
         values = [None if c[3] == "DASH" else _figure(c[0]) for c in run]
-        if label and re.search(r"[A-Za-z]{2}", label) and len(label) <= 300:
+        if label and _WORDY_RE.search(label) and len(label) <= 300:
             start, end = label_start, run[-1][2]
             statement, caption = _statement_before(text, start)
             rows.append(
@@ -273,6 +303,75 @@ def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
         words = []
         i = j
     return rows
+
+
+def _year_groups(header_years: list[int | None], header: list[str]) -> list[int | None]:
+    """Each header cell's period when every year heads a group of as many columns holding the same things,
+    up to the next year ("January 29, 2023 Gross | | Accumulated | Net | January 30, 2022 Gross | |
+    Accumulated | Net"); columns after the last group ("$ Change", "% Change") have none. Groups of unequal
+    width or of different columns ("Jan 28, 2024 | | Jan 29, 2023 | $ Change") say the header's cells do not
+    line up with the values' (merged cells): then no period at all."""
+    at = [k for k, year in enumerate(header_years) if year is not None]
+    if len(at) < 2:
+        return header_years
+    widths = {b - a for a, b in itertools.pairwise(at)}
+    width = widths.pop()
+    if widths or len(header_years) - at[-1] < width:
+        return [None for _ in header_years]
+    if width > 1:
+        held = [re.sub(r"\([^)]*\)", " ", without_period(cell)).strip() for cell in header]
+        held += [""] * (len(header_years) - len(held))
+        if len({tuple(held[a : a + width]) for a in at}) != 1:
+            return [None for _ in header_years]
+    end = at[-1] + width
+    return [header_years[at[0] + (k - at[0]) // width * width] if at[0] <= k < end else None
+            for k in range(len(header_years))]  # fmt: skip
+
+
+def _is_dash_cell(cell: str) -> bool:
+    """A cell printing a dash for nothing reported: "—", "$ —", "—%"."""
+    return bool(_DASH_TOKEN.match(re.sub(r"[$%\s()]", "", cell)))
+
+
+def _amount_percent_groups(cells: list[str], periods: list[int]) -> tuple[int, ...] | None:
+    """Each value cell's period when the row prints as many cells for every period, an amount and a
+    percentage in the same order under each ("$ 878 | 21.0% | $ 2,088 | 21.0%", "— | —%" under "2023 |
+    2022"): the layout of a rate reconciliation or a table with "% of revenue". None for any other row
+    (cells all of one kind do not say how they group)."""
+    n = len(periods)
+    if n < 2 or len(cells) <= n or len(cells) % n:
+        return None
+    width = len(cells) // n
+    kinds = [tuple("%" in cell for cell in cells[k : k + width]) for k in range(0, len(cells), width)]
+    if len(set(kinds)) != 1 or len(set(kinds[0])) != 2:
+        return None
+    return tuple(year for year in periods for _ in range(width))
+
+
+def _column_units(header: list[str]) -> list[tuple[float | None, bool]]:
+    """Each header cell's own unit, (scale, per share), when the header states different units for different
+    columns ("Number of RSUs (in thousands) | Weighted-Average Grant Date Fair Value Per RSU | Aggregate Fair
+    Value (in millions)"); empty when it states one unit or none (the table's unit then holds)."""
+    units: list[tuple[float | None, bool]] = []
+    for cell in header:
+        m = _UNIT_RE.search(cell)
+        scale = _SCALE[(m.group("a") or m.group("b")).lower()] if m else None
+        units.append((scale, bool(_PER_SHARE_COLUMN_RE.search(cell))))
+    stated = {unit for unit in units if unit != (None, False)}
+    return units if len(stated) > 1 else []
+
+
+def _line_above(text: str, start: int) -> str:
+    """The line of text just above a table that starts at `start` ("" when another table's row is)."""
+    above = text[:start].rstrip().rpartition("\n")[2].strip()
+    return "" if is_table_line(above) else above
+
+
+def _table_date(above: str) -> int | None:
+    """The year of the one date the line above a table states it at ("Lease liability maturities as of
+    September 30, 2023, are as follows (in millions):"); None when it states none or several."""
+    years = as_of_years(above)
+    return years[0] if len(years) == 1 else None  # two dates: which column is which is not said
 
 
 def _cell_year(cell: str) -> int | None:
@@ -314,22 +413,49 @@ def _own_context(caption: str) -> bool:
 
 def _markdown_rows(text: str) -> list[FigureRow]:
     rows: list[FigureRow] = []
+    parts: list[int] = []  # each row's table: a new header starts one, a repeated caption and header not
+    part = 0
     header_years: list[int | None] = []
     heading = ""  # the last labelled row without figures ("Revenues"), which heads the rows after it
     members: list[tuple[Figure | None, ...]] = []  # the figures of the rows under it
     table = -1
     header_cells: list[str] = []  # the row above the |---| line
     block_year: int | None = None  # a year heading a block of rows ("| 2021 | | |"): the rows' period
+    table_year: int | None = None  # the one date the line above the table states it at ("as of ...")
+    last_header: tuple[str, tuple[str, ...]] | None = None  # the caption and header of the table before
+    table_title = ""  # the line just above the table's header
+    header_units: list[
+        tuple[float | None, bool]
+    ] = []  # each header cell's own unit, when units are per column
     for line in table_lines(text):
         if line.table != table:
-            table, header_years, header_cells, block_year = line.table, [], [], None
+            table, header_years, header_cells, header_units = line.table, [], [], []
+            if not line.above_separator:
+                block_year, table_year, last_header, table_title = None, None, None, ""
+                part += 1
         if line.above_separator:
-            header_cells = list(line.cells)
+            if (line.caption, line.cells) != last_header:
+                # A new header starts a new table, even printed right under another; a part of a long
+                # table repeats its caption and header and continues the block of rows it was in.
+                table_title = _line_above(text, line.start)
+                block_year, table_year = None, _table_date(table_title)
+                heading, members = "", []  # a heading of the table above heads none of these rows
+                part += 1
+            last_header = (line.caption, line.cells)
+            header_cells, header_years = list(line.cells), []
+            header_units = _column_units(header_cells)
         cells = list(line.cells)
         periods = [cell for cell in cells[1:] if cell]
         if line.above_separator and periods and all(_cell_year(cell) is not None for cell in periods):
             # The header row above the |---| line names periods, even as bare years ("2018 | 2017").
             header_years = [_cell_year(cell) for cell in cells]
+            continue
+        dated_cells = [column_year(cell) for cell in cells[1:]]
+        named = [y for y in dated_cells if y is not None]
+        if line.above_separator and len(named) > 1 and len(set(named)) == len(named):
+            # Periods beside categories ("Financial Statement Line Items | 2023 | 2022", "January 29, 2023
+            # Amortized Cost | Estimated Fair Value | January 30, 2022 Amortized Cost | ...").
+            header_years = [None, *dated_cells]
             continue
         if line.above_separator and len(periods) > 1:
             named = {_cell_year(cell) for cell in periods} - {None}
@@ -341,18 +467,33 @@ def _markdown_rows(text: str) -> list[FigureRow]:
         numeric = [
             k for k, c in enumerate(cells) if k > 0 and _NUM_TOKEN.match(c.replace("$", "").replace(" ", ""))
         ]
+        if numeric:
+            # A dash is a cell of the row too (nothing reported): kept, the values line up with their columns.
+            numeric = [k for k, c in enumerate(cells) if k > 0 and (k in numeric or _is_dash_cell(c))]
         if not numeric:
-            years = [_cell_year(cell) for cell in cells]
+            # A row of periods over the columns; a year a column's category names is none ("Notes due 2025").
+            years = [_cell_year(cells[0]), *(column_year(cell) for cell in cells[1:])]
             if years[0] is not None and not any(years[1:]) and not any(_cell_year(c) for c in header_cells):
                 block_year = years[0]  # the year heads the rows below it; the columns are not periods
-            elif any(years):
+            elif any(years[1:]):
                 header_years = years
-            elif re.search(r"[A-Za-z]{2}", cells[0]):
+            elif _WORDY_RE.search(cells[0]):
+                # A heading, even one naming years under a header of periods ("2013 – 2023 debt issuances:").
                 heading, members = cells[0], []
             continue
         label = cells[0]
         values = tuple(_figure(cells[k].replace(" ", "")) for k in numeric)
-        if not re.search(r"[A-Za-z]{2}", label):
+        # A row labelled by a bare year in a table stated at one date is a year of a schedule ("2025 |
+        # 17,316": payments due in 2025 as of the table's date); its value is dated by the table, never by
+        # the label. A year not after the table's date may be the row's own period (a table of years
+        # by row), so its values stay without a period.
+        year_row = re.fullmatch(YEAR, label) is not None
+        schedule_year = (
+            table_year if year_row and table_year is not None and int(label) > table_year else None
+        )
+        if year_row:
+            pass
+        elif not _WORDY_RE.search(label):
             # Only a blank label can be a group's total; a row labelled "(1)" stays unread.
             total = None if label else _group_total_label(heading, members, values)
             heading, members = "", []
@@ -373,8 +514,22 @@ def _markdown_rows(text: str) -> list[FigureRow]:
         elif dated is not None:
             # Columns that are not periods, in a row that names its date ("Balances, January 29, 2023").
             years = tuple(dated for _ in numeric)
+        elif year_row and not in_header:
+            years = tuple(schedule_year for _ in numeric)
+        elif not in_header and table_year is not None:
+            # Columns that are not periods, in a table stated at one date ("Lease liability maturities as
+            # of September 30, 2023, are as follows").
+            years = tuple(table_year for _ in numeric)
+        elif (grouped := _amount_percent_groups([cells[k] for k in numeric], in_header)) is not None:
+            years = grouped
         else:
-            years = tuple(header_years[k] if k < len(header_years) else None for k in numeric)
+            spread = _year_groups(header_years, header_cells)
+            years = tuple(spread[k] if k < len(spread) else None for k in numeric)
+        own_date = date_year(label)
+        if own_date is not None and years and len(set(years)) == 1 and years[0] not in (None, own_date):
+            # One period column, in a row that names its own date ("Carrying amount as of Jan 29, 2023"
+            # under "Year Ended Jan 28, 2024": the opening balance is the balance at that date).
+            years = tuple(own_date for _ in numeric)
         statement, caption = (None, "") if _own_context(line.caption) else _statement_before(text, line.start)
         rows.append(
             FigureRow(
@@ -389,37 +544,50 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 statement=statement,
                 caption=caption or line.caption,
                 # A statement's subtotal sums its section, not the group of rows just above it.
-                group=heading
+                group=(heading or line.caption or table_title[:120])
+                if year_row
+                else heading
                 if members and not re.match(r"net (?:cash|increase|decrease|change)\b", label, re.I)
                 else "",
                 columns=columns,
+                column_units=tuple(
+                    header_units[k] if k < len(header_units) else (None, False) for k in numeric
+                )
+                if header_units
+                else (),
             )
         )
+        parts.append(part)
         if _ENDS_GROUP_RE.match(label):
             heading, members = "", []  # a group's total ends the group
-    return _roll_forward(rows)
+    return _roll_forward(rows, parts)
 
 
-def _roll_forward(rows: list[FigureRow]) -> list[FigureRow]:
+def _roll_forward(rows: list[FigureRow], parts: list[int]) -> list[FigureRow]:
     """A roll-forward without period columns (a statement of equity, an award activity table) dates its
     balances in their labels ("Balances, January 30, 2022"); the rows between two dated balances of the same
-    table are the activity of the period that ends at the second one, so they take its year."""
+    table are the activity of the period that ends at the second one, so they take its year. So do the rows
+    a table opens with before its first dated balance (a statement continued from the page before: the
+    activity printed above a closing balance is that period's). `parts` gives each row's table (a part
+    repeating its table's caption and header continues it)."""
     out = list(rows)
     pending: list[int] = []  # rows without a year since the last dated balance of the table
     opened = False  # a dated balance of this table came before them
-    caption = None
+    first = True  # no row of this table had a year yet
+    part = None
     for index, row in enumerate(rows):
-        if row.caption != caption:
-            pending, opened, caption = [], False, row.caption
+        if parts[index] != part:
+            pending, opened, first, part = [], False, True, parts[index]
         dated = date_year(row.label)
         if any(row.years):
             if dated is not None and dated in row.years and len(set(row.years)) == 1:
-                if opened:
+                if opened or first:
                     for k in pending:
                         out[k] = replace(rows[k], years=tuple(dated for _ in rows[k].years))
                 pending, opened = [], True
             else:
                 pending, opened = [], False
+            first = False
         else:
             pending.append(index)
     return out

@@ -52,8 +52,10 @@ def filing_id_for(data: bytes) -> str:
 #:    content words of "R&D", "SG&A" kept whole by the tokenizer.
 #: 6: facts of HTML filings with inline XBRL carry the tagged concept, members and value of each column, and
 #:    where printed and tagged disagree, a sentence saying so.
-#: 7: a primary statement's row is embedded by its label (its section heading is not what it is).
-INDEX_VERSION = 7
+#: 7: a fact's value carries its column's own unit where a table states units per column (scale, per share),
+#:    and its column header; more table periods read (category columns, a table's stated date, schedules).
+#: 8: a primary statement's row is embedded by its label (its section heading is not what it is).
+INDEX_VERSION = 8
 
 
 class _Progress:

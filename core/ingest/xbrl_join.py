@@ -73,25 +73,28 @@ def _same(a: float, b: float) -> bool:
 
 
 def printed_units(fact: Fact, value: FactValue) -> float | None:
-    """A printed value in the units XBRL tags it in: scaled by the table's unit, a percentage as a fraction."""
+    """A printed value in the units XBRL tags it in: scaled by its column's unit or else the table's, a
+    percentage as a fraction."""
     if value.number is None:
         return None
     if value.percent:
         return value.number / 100.0
-    return value.number * (fact.scale or 1.0)
+    return value.number * (fact.scale_of(value) or 1.0)
 
 
 #: A balance at the beginning of the period: tagged as of the day the year before ended.
 _OPENING_RE = re.compile(r"\b(?:beginning|opening)\b", re.I)
 
 
-def context_years(fact: Fact, tagged: TaggedFact) -> set[int]:
+def context_years(fact: Fact, tagged: TaggedFact, value: FactValue | None = None) -> set[int]:
     """The fiscal years the column of a tagged value may be headed by: the year its period ends in, and the
     fiscal year that end names (a 52/53-week year ending in the first days of January); for an opening
-    balance ("Beginning balances") the year after, since it is tagged as of the previous year's end."""
+    balance (a row "Beginning balances", or a column "Balance at Beginning of Period" of `value`) the year
+    after, since it is tagged as of the previous year's end."""
     end = tagged.period.end
     years = {end.year, fiscal_year_of(datetime.datetime(end.year, end.month, end.day))}
-    if tagged.period.instant and _OPENING_RE.search(f"{fact.parent} {fact.label}"):
+    column = value.period if value is not None else ""
+    if tagged.period.instant and _OPENING_RE.search(f"{fact.parent} {fact.label} {column}"):
         years |= {year + 1 for year in years}
     return years
 
@@ -239,12 +242,13 @@ def match_rows(facts: list[Fact], rows: list[TaggedRow]) -> dict[int, tuple[int,
 # --- what a joined fact says ---------------------------------------------------------------------------
 
 
-def _scaled_words(value: float, fact: Fact) -> str:
-    """A tagged value in the fact's own unit: "1,243 million" for a table in millions."""
-    if fact.per_share or not fact.scale:
+def _scaled_words(value: float, fact: Fact, printed: FactValue) -> str:
+    """A tagged value in the unit of the printed value's column: "1,243 million" for a table in millions."""
+    scale = fact.scale_of(printed)
+    if fact.per_share_of(printed) or not scale:
         return format_amount(value)
-    word = {1e3: "thousand", 1e6: "million", 1e9: "billion"}.get(fact.scale)
-    shown = value / fact.scale
+    word = {1e3: "thousand", 1e6: "million", 1e9: "billion"}.get(scale)
+    shown = value / scale
     text = f"{shown:,.0f}" if shown == round(shown) else f"{shown:,.2f}"
     return f"{text} {word}" if word else format_amount(value)
 
@@ -260,18 +264,16 @@ def _value_problem(fact: Fact, value: FactValue, tagged: TaggedFact) -> str | No
     if printed is None:
         if tagged.value == 0:
             return None  # a dash printed for a tagged zero
-        return f"Printed {value.raw} for {_year_words(value)} but tagged {_scaled_words(tagged.value, fact)}."
+        return f"Printed {value.raw} for {_year_words(value)} but tagged {_scaled_words(tagged.value, fact, value)}."
     # Signs are the filing's presentation (a cost in brackets may be tagged positive): compare magnitudes.
     if _same(abs(printed), abs(tagged.value)):
         return None
-    return (
-        f"Printed {value.raw} for {_year_words(value)} but tagged {_scaled_words(abs(tagged.value), fact)}."
-    )
+    return f"Printed {value.raw} for {_year_words(value)} but tagged {_scaled_words(abs(tagged.value), fact, value)}."
 
 
 def _period_problem(fact: Fact, value: FactValue, tagged: TaggedFact) -> str | None:
     end = tagged.period.end
-    if value.fiscal_year is None or value.fiscal_year in context_years(fact, tagged):
+    if value.fiscal_year is None or value.fiscal_year in context_years(fact, tagged, value):
         return None
     span = "as of" if tagged.period.instant else "for the period ending"
     return (

@@ -67,12 +67,23 @@ class FactValue(BaseModel):
     tagged: float | None = Field(
         default=None, description="The inline-XBRL value of the same cell, in units, when the filing tags it."
     )
+    scale: float | None = Field(
+        default=None,
+        description="The column's own unit where the table states units per column ('Number of RSUs (in "
+        "thousands)': 1e3; 1.0 for a per-share column); None: the table's unit (Fact.scale).",
+    )
+    per_share: bool = Field(default=False, description="A per-share column ('Fair Value Per RSU').")
+
+    def unit_scale(self, table_scale: float | None) -> float | None:
+        """The scale of this value: its column's own unit, else the table's (`Fact.scale`)."""
+        return self.scale if self.scale is not None else table_scale
 
     def value(self, scale: float | None) -> float | None:
-        """The value in units (the table's scale applied; percentages and per-share figures unscaled)."""
+        """The value in units: the column's own unit, else the table's `scale`, applied (percentages
+        unscaled; per-share rows come with no scale)."""
         if self.number is None:
             return None
-        return self.number if self.percent else self.number * (scale or 1.0)
+        return self.number if self.percent else self.number * (self.unit_scale(scale) or 1.0)
 
 
 class Fact(BaseModel):
@@ -90,7 +101,11 @@ class Fact(BaseModel):
         default="", description="The heading the row sits under ('Revenues', 'Current assets')."
     )
     text: str = Field(description="The row as printed, whitespace collapsed: the quote.")
-    scale: float | None = Field(default=None, description="1e6 for a table 'in millions'; None: as printed.")
+    scale: float | None = Field(
+        default=None,
+        description="The table's unit: 1e6 for a table 'in millions'; None: as printed. A value whose column "
+        "states a unit of its own carries it (FactValue.scale).",
+    )
     per_share: bool = False
     values: list[FactValue] = Field(default_factory=list)
     concept: str | None = Field(default=None, description="Inline-XBRL concept of the row, when tagged.")
@@ -99,6 +114,14 @@ class Fact(BaseModel):
     mismatch: str | None = Field(
         default=None, description="Where the printed and the tagged values disagree, in a sentence."
     )
+
+    def scale_of(self, value: FactValue) -> float | None:
+        """The scale of one of the row's values: its column's own unit, else the table's."""
+        return value.unit_scale(self.scale)
+
+    def per_share_of(self, value: FactValue) -> bool:
+        """A per-share value: the row is per share, or its column is."""
+        return self.per_share or value.per_share
 
     def value_for(self, fiscal_year: int) -> FactValue | None:
         """The value printed in the column of `fiscal_year` (None when the row has no such column)."""

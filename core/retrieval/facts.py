@@ -137,7 +137,7 @@ class FactIndex:
         matches: list[FactMatch] = []
         for index, fact in enumerate(facts):
             value = fact.value_for(year)
-            if value is None or value.number is None or fact.per_share != per_share:
+            if value is None or value.number is None or fact.per_share_of(value) != per_share:
                 continue
             if value.percent != (item is None and bool(_PERCENT_ASKED_RE.search(phrase))):
                 continue  # a margin or a rate is read from a row of percentages, an amount never is
@@ -276,7 +276,7 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
             label=best.fact.label,
             year=year,
             source=FactSource(chunks[0], best.fact.text, best.fact),
-            scale=None if best.value.percent else best.fact.scale,
+            scale=None if best.value.percent else best.fact.scale_of(best.value),
             percent=best.value.percent,
         )
 

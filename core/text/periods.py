@@ -77,6 +77,48 @@ def date_year(text: str) -> int | None:
     return int(found[-1]) if found else None
 
 
+# A date a table is stated at or for: "as of September 30, 2023", "at December 31, 2023", "year ended ...".
+_AS_OF_RE = re.compile(rf"\b(?:as of|at|ended|ending)\s+{_MONTHS}\s+\d{{1,2}},?\s+({YEAR})\b", re.I)
+
+
+def as_of_years(text: str) -> list[int]:
+    """The years of the dates `text` states figures as of or for ("Lease liability maturities as of
+    September 30, 2023, are as follows" -> [2023]; "as of September 28, 2024 and September 30, 2023" ->
+    [2024, 2023]), in order, each once; none when no date follows "as of", "at", "ended" or "ending"."""
+    if not _AS_OF_RE.search(text):
+        return []
+    return list(dict.fromkeys(int(y) for y in _DATE_RE.findall(text)))
+
+
+# A column header that opens with its period: "2023 Effective Interest Rate", "FY2024", "January 29, 2023 Gross
+# Carrying Amount", "Year Ended January 29, 2023"; "Notes due 2025" names a year but is not a period.
+_LEADING_PERIOD_RE = re.compile(
+    rf"^(?:(?:fiscal\s+)?(?:years?\s+)?(?:ended|ending)\s+|as\s+of\s+|at\s+|fiscal\s+(?:year\s+)?|FY\s?)?"
+    rf"(?:{_MONTHS}\s+\d{{1,2}},?\s+)?({YEAR})\b",
+    re.I,
+)
+
+
+def column_year(cell: str) -> int | None:
+    """The period of a column header cell: the year it opens with, or the year of a full date in it
+    ("Fair Value at January 29, 2023"); None for a category ("Amortized Cost", "Notes due 2025")."""
+    m = _LEADING_PERIOD_RE.match(cell.strip())
+    return int(m.group(1)) if m else date_year(cell)
+
+
+_PERIOD_WORDS_RE = re.compile(
+    rf"(?:\b(?:fiscal\s+)?(?:years?|quarters?|(?:three|six|nine|twelve)\s+months)\s+(?:ended|ending)\b|\bas\s+of\b"
+    rf"|\bat\b|\bfiscal\b)?\s*(?:{_MONTHS}\s+\d{{1,2}},?\s+)?{YEAR}\b",
+    re.I,
+)
+
+
+def without_period(cell: str) -> str:
+    """A column header with its period taken out: what the column holds ("January 29, 2023 Gross Carrying
+    Amount" -> "Gross Carrying Amount"; "Year Ended January 29, 2023" -> "")."""
+    return " ".join(_PERIOD_WORDS_RE.sub(" ", cell).split())
+
+
 @dataclass(frozen=True)
 class ColumnHeader:
     """A table's column periods as printed: the fiscal year of each value column, left to right."""

@@ -162,3 +162,45 @@ def test_a_table_continued_on_the_next_page_keeps_the_unit_of_the_page_before():
     # Not across Items: a table in the next Item does not inherit the unit.
     chunks[2] = chunks[2].model_copy(update={"section": "Item 9"})
     assert read_facts(FILING, chunks)[-1].scale is None
+
+
+def test_units_stated_per_column_scale_each_value_by_its_own_column():
+    text = """A summary of the Company's RSU activity (in millions, except per share data):
+|  | Number of RSUs (in thousands) | Weighted-Average Grant Date Fair Value Per RSU | Aggregate Fair Value (in millions) |
+|---|---|---|---|
+| Balance as of September 30, 2023 | 180,247 | $ 135.91 | $ 30,770 |"""
+    (fact,) = read_facts(FILING, [_chunk(0, text, 45)])
+    count, price, aggregate = fact.values
+    assert fact.scale == 1e6  # the table's unit stays the table's
+    assert count.value(fact.scale) == 180_247_000 and fact.scale_of(count) == 1e3
+    assert price.value(fact.scale) == pytest.approx(135.91) and fact.per_share_of(price)
+    assert aggregate.value(fact.scale) == 30_770_000_000 and not fact.per_share_of(aggregate)
+    # One unit for the whole table: the values carry none of their own.
+    (plain,) = read_facts(
+        FILING,
+        [
+            _chunk(
+                1,
+                BALANCE.splitlines()[0] + "\n" + "\n".join(BALANCE.splitlines()[1:3]) + "\n| Cash | 1 | 2 |",
+                50,
+            )
+        ],
+    )
+    assert plain.scale == 1e6 and all(v.scale is None and not v.per_share for v in plain.values)
+    assert plain.values[0].value(plain.scale) == 1e6
+
+
+def test_rows_about_shares_take_the_unit_of_shares_or_of_amounts_by_what_they_count():
+    text = """Earnings per share (net income in millions and shares in thousands):
+|  | 2024 | 2023 |
+|---|---|---|
+| Net income | $ 93,736 | $ 96,995 |
+| Weighted-average diluted shares | 15,408,095 | 15,812,547 |
+| Effect of dilutive share-based awards | 64,312 | 68,316 |
+| Common stock, $0.00001 par value: 50,400,000 shares authorized; 15,116,786 shares issued | 83,276 | 73,812 |
+| Equity awards excluded from diluted net income per share because they were anti-dilutive | 15 | 40 |"""
+    income, diluted, dilutive, stock, excluded = read_facts(FILING, [_chunk(0, text, 36)])
+    assert income.scale == 1e6 and diluted.scale == 1e3 and dilutive.scale == 1e3
+    # A par value names the stock's amount; a per-share figure the row goes into is not what it is.
+    assert stock.scale == 1e6 and not stock.per_share
+    assert not excluded.per_share and excluded.scale == 1e6

@@ -228,7 +228,8 @@ def test_one_year_over_category_columns_is_the_period_of_every_column():
 | Cash | $ 28,359 | $ — | $ 28,359 |
 | Corporate debt securities | 76,840 | 6 | 70,890 |"""
     cash, debt = read_rows(text)
-    assert cash.years == (2023, 2023) and debt.years == (2023, 2023, 2023)
+    assert cash.years == (2023, 2023, 2023) and debt.years == (2023, 2023, 2023)
+    assert cash.values[1] is None  # a dash is a cell that reports nothing
 
 
 def test_a_roll_forward_dates_its_balances_and_the_activity_between_them():
@@ -244,3 +245,187 @@ def test_a_roll_forward_dates_its_balances_and_the_activity_between_them():
     assert granted.years == vested.years == (2022, 2022)
     # Activity after the last dated balance has no closing balance to date it.
     assert later.years == (None, None)
+
+
+def test_a_new_header_under_a_block_of_rows_starts_a_new_table():
+    # Two tables printed one right under the other: the block year of the first does not reach the second.
+    text = """|  | Compute (In millions) | Graphics | Consolidated |
+|---|---|---|---|
+| Year Ended January 31, 2021: |  |  |  |
+| Revenue | $ 6,841 | $ 9,834 | $ 16,675 |
+|  | Year Ended January 29, 2023 |  | January 30, 2022 |  | January 31, 2021 |  |
+|---|---|---|---|---|---|---|
+| Stock-based compensation expense |  | $ (2,710) |  | $ (2,004) |  | $ (1,397) |
+| Acquisition termination cost | (1,353) |  | — |  | — |  |"""
+    revenue, compensation, termination = read_rows(text)
+    assert revenue.years == (2021, 2021, 2021)
+    assert compensation.years == (2023, 2022, 2021)
+    # Dashes are cells of the row: the one value and the two dashes line up with the three periods.
+    assert termination.years == (2023, 2022, 2021)
+    assert [v.value if v else None for v in termination.values] == [-1353, None, None]
+
+
+def test_a_part_of_a_long_table_continues_the_block_its_rows_were_in():
+    part = """SCHEDULE II – VALUATION AND QUALIFYING ACCOUNTS
+| Description | Balance at Beginning of Period | Additions | Balance at End of Period |
+|---|---|---|---|"""
+    text = f"""{part}
+| Fiscal year 2022 |  |  |  |
+| Sales return allowance | $ 17 | $ 19 | $ 13 |
+| Fiscal year 2021 |  |  |  |
+{part}
+| Sales return allowance | $ 9 | $ 30 | $ 17 |"""
+    fy2022, fy2021 = read_rows(text)
+    assert fy2022.years == (2022, 2022, 2022) and fy2021.years == (2021, 2021, 2021)
+
+
+def test_periods_beside_category_columns_head_the_columns_up_to_the_next_period():
+    text = """|  | January 29, 2023 Gross Carrying Amount (In millions) |  | Accumulated Amortization | Net Carrying Amount | January 30, 2022 Gross Carrying Amount |  | Accumulated Amortization | Net Carrying Amount |
+|---|---|---|---|---|---|---|---|---|
+| Patents and licensed technology | 446 |  | (249) | 197 | 446 |  | (221) | 225 |
+| Total intangible assets |  | $ 3,539 | $ (1,863) | $ 1,676 |  | $ 3,507 | $ (1,168) | $ 2,339 |"""
+    patents, total = read_rows(text)
+    assert patents.years == total.years == (2023, 2023, 2023, 2022, 2022, 2022)
+    leases = """| Lease-Related Assets and Liabilities | Financial Statement Line Items | 2023 |  | 2022 |  |
+|---|---|---|---|---|---|
+| Operating leases | Other non-current assets |  | $ 10,661 |  | $ 10,417 |
+| Finance leases | Property, plant and equipment, net | 1,015 |  | 952 |  |"""
+    assert [r.years for r in read_rows(leases)] == [(2023, 2022), (2023, 2022)]
+    # Periods whose groups of columns are of unequal width do not line up with the values: a cell is dated
+    # only where a period stands right above it.
+    uneven = """|  | 2023 |  |  |  |  | 2022 |  |  | 2021 |
+|---|---|---|---|---|---|---|---|---|---|
+| Taxes | 10 | 20 | 30 | 40 | 50 | 60 | 70 | 80 | 90 |"""
+    assert read_rows(uneven)[0].years == (None,) * 9
+    # A year a category names is not a period.
+    notes = """|  | Notes due 2025 | Notes due 2030 | Total |
+|---|---|---|---|
+| Principal | 1,250 | 1,000 | 500 | 2,750 |"""
+    assert read_rows(notes)[0].years == (None,) * 4
+
+
+def test_an_amount_and_a_percentage_under_each_period_take_that_period():
+    text = """|  | Year Ended January 29, 2023 |  |  |  |  | January 30, 2022 |  |  | January 31, 2021 |
+|---|---|---|---|---|---|---|---|---|---|
+| Tax expense computed at federal statutory rate |  | $ 878 | 21.0% |  | $ 2,088 | 21.0% |  | $ 926 | 21.0% |
+| Stock-based compensation | (309) |  | (7.4)% | (337) |  | (3.4)% | (136) |  | (3.1)% |
+| IP domestication | — |  | —% | (244) |  | (2.5)% | — |  | —% |
+| Other amounts | 1 | 2 | 3 | 4 | 5 | 6 |"""
+    statutory, compensation, domestication, other = read_rows(text)
+    assert statutory.years == compensation.years == (2023, 2023, 2022, 2022, 2021, 2021)
+    assert domestication.years == (2023, 2023, 2022, 2022, 2021, 2021)
+    assert domestication.values[2].value == -244 and domestication.values[0] is None
+    # Six amounts under three periods do not say how they group.
+    assert 2022 not in other.years and 2021 not in other.years
+
+
+def test_a_table_stated_at_one_date_dates_its_category_columns():
+    text = """Lease liability maturities as of September 30, 2023, are as follows (in millions):
+|  | Operating Leases |  | Finance Leases |  | Total |  |
+|---|---|---|---|---|---|---|
+| Total undiscounted liabilities | 13,841 |  | 1,425 |  | 15,266 |  |
+| Less: Imputed interest | (2,023) |  | (401) |  | (2,424) |  |"""
+    undiscounted, interest = read_rows(text)
+    assert undiscounted.years == interest.years == (2023, 2023, 2023)
+    # Two dates above a table without periods in its header: which one a column is, is not read.
+    two = text.replace("as of September 30, 2023,", "as of September 28, 2024 and September 30, 2023,")
+    assert all(r.years == (None, None, None) for r in read_rows(two))
+    # A date in passing is not the table's date.
+    passing = text.replace("as of September 30, 2023,", "approved on March 4, 2022,")
+    assert all(r.years == (None, None, None) for r in read_rows(passing))
+
+
+def test_a_row_naming_its_date_under_one_period_column_is_dated_by_it():
+    text = """|  | Year Ended Jan 28, 2024 (In millions) |  |
+|---|---|---|
+| Carrying amount as of Jan 29, 2023 |  | $ 288 |
+| Net additions | 859 |  |
+| Carrying amount as of Jan 28, 2024 |  | $ 1,321 |"""
+    opening, additions, closing = read_rows(text)
+    assert opening.years == (2023,) and additions.years == closing.years == (2024,)
+
+
+def test_years_of_a_maturity_schedule_are_rows_dated_by_the_table_not_by_their_label():
+    text = """The future principal payments for the Company's Notes as of September 30, 2023, are as follows (in millions):
+| 2024 |  | $ 9,943 |
+|---|---|---|
+| 2025 | 10,775 |  |
+| Thereafter | 56,003 |  |
+| Total term debt principal |  | $ 106,572 |"""
+    rows = read_rows(text)
+    assert [r.label for r in rows] == ["2024", "2025", "Thereafter", "Total term debt principal"]
+    assert all(r.years == (2023,) for r in rows)
+    assert rows[1].group.startswith("The future principal payments")
+    # Without the table's date the year rows are still rows, with no period (their label is not one).
+    undated = text.replace(" as of September 30, 2023,", "")
+    assert [r.years for r in read_rows(undated)[:2]] == [(None,), (None,)]
+    # Years up to the table's date may be the periods of a table of years by row: no period is read.
+    past = text.replace("2024 |", "2022 |").replace("2025 |", "2023 |")
+    assert [r.years for r in read_rows(past)[:2]] == [(None,), (None,)]
+
+
+def test_a_heading_of_the_table_above_heads_no_row_of_the_next_table():
+    text = """|  | 2023 | 2022 |
+|---|---|---|
+| Net income per share: |  |  |
+| Basic | $ 1.76 | $ 3.91 |
+|  | January 29, 2023 Gross (In millions) | Net | January 30, 2022 Gross | Net |
+|---|---|---|---|---|
+| Patents and licensed technology | 446 | 197 | 446 | 225 |"""
+    basic, patents = read_rows(text)
+    assert basic.per_share and basic.group == "Net income per share:"
+    assert patents.group == "" and not patents.per_share and patents.scale == 1e6
+    assert patents.years == (2023, 2023, 2022, 2022)
+
+
+def test_periods_over_groups_of_different_columns_date_no_column():
+    # "Jan 29, 2023" heads a spacer-free group with "$ Change" in it: the header does not line up.
+    text = """Revenue by Reportable Segments
+|  | Jan 28, 2024 |  | Jan 29, 2023 | $ Change | Year Ended % Change ($ in millions) |
+|---|---|---|---|---|---|
+| Compute & Networking |  | $ 47,405 | $ 15,068 | $ 32,337 | 215% |"""
+    (row,) = read_rows(text)
+    assert row.years == (None, None, None, None)
+    # The same header with a spacer under each period, and the change columns after them: each period
+    # heads its own group, the change columns none.
+    text = """|  | Year Ended January 29, 2023 ($ in millions) |  | January 30, 2022 |  | $ Change |  | % Change |
+|---|---|---|---|---|---|---|---|
+| Research and development expenses | $ 7,339 |  | $ 5,268 |  | $ 2,071 |  | 39% |"""
+    assert read_rows(text)[0].years == (2023, 2022, None, None)
+
+
+def test_a_roll_forward_continued_from_the_page_before_dates_its_opening_activity_by_the_next_balance():
+    # The statement's second page opens with the rest of a year's activity, then that year's closing balance.
+    text = """CONSOLIDATED STATEMENTS OF SHAREHOLDERS' EQUITY (continued)
+|  | Shares | Amount | Total |
+|---|---|---|---|
+| Repurchase of common stock | (10) | (1,000) | (1,000) |
+| Net income | — | 4,368 | 4,368 |
+| Balances, January 29, 2023 | 2,466 | 11,971 | 22,101 |
+| Net income | — | 29,760 | 29,760 |"""
+    repurchase, income, closing, later = read_rows(text)
+    assert closing.years == (2023, 2023, 2023)
+    assert repurchase.years == income.years == (2023, 2023, 2023)
+    assert later.years == (None, None, None)
+    # Rows of another table printed above it are not its activity.
+    other = """|  | Count | Amount |
+|---|---|---|
+| Awards outstanding | 45 | 158 |
+|  | Shares | Amount | Total |
+|---|---|---|---|
+| Balances, January 29, 2023 | 2,466 | 11,971 | 22,101 |"""
+    awards, balance = read_rows(other)
+    assert awards.years == (None, None) and balance.years == (2023, 2023, 2023)
+
+
+def test_an_abbreviated_label_is_a_label():
+    text = """Income before income tax consists of the following:
+|  | 2024 | 2023 |
+|---|---|---|
+| U.S. | $ 29,495 | $ 3,477 |
+| Foreign | 4,323 | 704 |
+| (1) | 5 | 6 |"""
+    assert [(r.label, r.years) for r in read_rows(text)] == [
+        ("U.S.", (2024, 2023)),
+        ("Foreign", (2024, 2023)),
+    ]
