@@ -117,6 +117,12 @@ def _aggregate(question: str, years: list[int]) -> str | None:
     return None
 
 
+def _request(question: str, years: list[int], unit: str | None, **fields) -> FigureRequest:
+    """A figure request for `years` of `question`: its aggregate (change, average, CAGR) read from the
+    question, and the unit it asks for."""
+    return FigureRequest(years=years, aggregate=_aggregate(question, years), unit_asked=unit, **fields)
+
+
 def _with_prior_year(question: str, years: list[int]) -> list[int]:
     """A single year plus the one before when the question asks how the figure changed ("improving"), or
     the three years a 10-K's statements cover when it asks about the history ("consistent")."""
@@ -489,22 +495,22 @@ def _share_request(
         else:
             name, numerator, items = ask.part, _as_operand(ask.part), []
     if ask.amount:
-        return FigureRequest(
+        return _request(
+            question,
+            years,
+            unit,
             name=numerator if ask.part else name,
             formula=numerator,
             kind="amount",
-            years=years,
-            aggregate=_aggregate(question, years),
-            unit_asked=unit,
             line_items=items,
         )
-    return FigureRequest(
+    return _request(
+        question,
+        years,
+        unit,
         name=f"{name} as a share of {whole.name}",
         formula=f"{numerator} / {whole.name}",
         kind="percent",
-        years=years,
-        aggregate=_aggregate(question, years),
-        unit_asked=unit,
         line_items=[*items, whole],
     )
 
@@ -572,13 +578,13 @@ def unknown_figure_phrases(question: str) -> list[str]:
 
 def _share_of_revenue(item: LineItem, question: str, years: list[int], unit: str | None) -> FigureRequest:
     """A line item as a share of revenue ("R&D intensity", "COGS % margin")."""
-    return FigureRequest(
+    return _request(
+        question,
+        years,
+        unit,
         name=f"{item.name} as a share of revenue",
         formula=f"{item.name} / revenue",
         kind="percent",
-        years=years,
-        aggregate=_aggregate(question, years),
-        unit_asked=unit,
         line_items=[item, LINE_ITEM_BY_KEY["revenue"]],
     )
 
@@ -633,13 +639,13 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
             ):
                 own = re.sub(rf"(?<![\w ]{{2}})\b{re.escape(item_name)}\b", f"{qualifier} {item_name}", own)
             requests.append(
-                FigureRequest(
+                _request(
+                    question,
+                    years,
+                    unit,
                     name=name,
                     formula=name,
                     kind=metric.kind,
-                    years=years,
-                    aggregate=_aggregate(question, years),
-                    unit_asked=unit,
                     fallbacks=[own] if own != metric.formula and own != name else [],
                     position=start,
                 )
@@ -653,13 +659,13 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
                 spans.append((end, end + 40))
             items = [o.item for o in operands(parse_formula(formula)) if o.item]
             requests.append(
-                FigureRequest(
+                _request(
+                    question,
+                    years,
+                    unit,
                     name=name,
                     formula=formula,
                     kind=metric.kind,
-                    years=years,
-                    aggregate=_aggregate(question, years),
-                    unit_asked=unit,
                     line_items=items,
                     fallbacks=fallbacks,
                     position=start,
@@ -670,13 +676,13 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         spans.append((start, end))
         years = _with_prior_year(question, _years(question, default_year))
         requests.append(
-            FigureRequest(
+            _request(
+                question,
+                years,
+                unit,
                 name=f"{item.name} per {noun[:-1] if noun.endswith('s') else noun}",
                 formula=f"{item.name} / number of {noun}",
                 kind="amount",
-                years=years,
-                aggregate=_aggregate(question, years),
-                unit_asked=unit,
                 line_items=[item],
                 position=start,
             )
@@ -716,13 +722,13 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         # The ratio's own words: its numerator's mention and what follows it.
         spans.append((m.start("a") + top[-1][0], m.end()))
         requests.append(
-            FigureRequest(
+            _request(
+                question,
+                years,
+                unit,
                 name=f"{a.name} as a {'share' if percent else 'ratio'} of {b.name}",
                 formula=f"{a.name} / {b.name}",
                 kind="percent" if percent else "ratio",
-                years=years,
-                aggregate=_aggregate(question, years),
-                unit_asked=unit,
                 line_items=[a, b],
             )
         )
@@ -740,13 +746,13 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         revenue = LINE_ITEM_BY_KEY["revenue"]
         years = _with_prior_year(question, _years(question, default_year))
         return [
-            FigureRequest(
+            _request(
+                question,
+                years,
+                unit,
                 name=revenue.name,
                 formula=revenue.name,
                 kind="amount",
-                years=years,
-                aggregate=_aggregate(question, years),
-                unit_asked=unit,
                 line_items=[revenue],
             )
         ]
@@ -777,13 +783,13 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
             if any(r.name == name for r in requests):
                 continue
             requests.append(
-                FigureRequest(
+                _request(
+                    question,
+                    years,
+                    unit,
                     name=name,
                     formula=name,
                     kind="amount",
-                    years=years,
-                    aggregate=_aggregate(question, years),
-                    unit_asked=unit,
                     line_items=[item],
                     position=start,
                 )
@@ -792,13 +798,13 @@ def figure_requests(question: str, default_year: int | None = None) -> list[Figu
         # A figure the lexicon does not list: found among the filing's facts by meaning.
         years = _with_prior_year(question, _years(question, default_year))
         requests.append(
-            FigureRequest(
+            _request(
+                question,
+                years,
+                unit,
                 name=phrase,
                 formula=_as_operand(phrase),
                 kind="amount",
-                years=years,
-                aggregate=_aggregate(question, years),
-                unit_asked=unit,
                 position=_position(question, phrase),
             )
         )
