@@ -46,13 +46,13 @@ def row_score(operand: Operand, row: FigureRow) -> float | None:
         in_label = bool(item_words & label) or (
             operand.item is not None and label_rank(operand.item, row.label) is not None
         )
+        group = set(content_terms(row.group))
         if item_words and not in_label and not item_words & heading:
             return None
-        return (
-            6.0
-            + (2.0 if in_label else 0.0)
-            + (1.0 if qualifier <= label | set(content_terms(row.group)) else 0.0)
-        )
+        # Named by the row, then by its group ("Gross profit:" over "Fleet Software"), then only by the caption
+        # ("Segment revenue and gross profit", which names the other rows' item too).
+        named = 2.0 if in_label else 1.5 if item_words & group else 0.5 if item_words else 0.0
+        return 6.0 + named + (1.0 if qualifier <= label | group else 0.0)
     if operand.item is not None:
         rank = label_rank(operand.item, row.label)
         if rank is None or row.per_share:

@@ -437,6 +437,13 @@ def _parts_at(question: str, start: int, clauses: list[tuple[int, int, str]]) ->
     if qualifier:
         # The clause's own name for it when that is longer ("Greater China" where a sentence opens with it).
         return [next((p for p in named if p.endswith(qualifier)), qualifier)]
+    if len(named) == 1 and at is not None:
+        # A part written just before one figure modifies that figure only ("its Fleet Software segment revenue
+        # and R&D spending": the R&D is the company's).
+        clause = clauses[at][2]
+        mentions = [*line_item_mentions(clause), *metric_mentions(clause)]
+        if any((qualifier_before(clause, m.start) or "").endswith(named[0].split()[-1]) for m in mentions):
+            return []
     return named
 
 

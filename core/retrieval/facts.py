@@ -35,6 +35,7 @@ _CASH_RE = re.compile(
     r"\b(?:paid|received|cash|spent|spend|burn\w*|generat\w*|used|bought|repurchas\w*)\b", re.I
 )
 _NEUTRAL_TERMS = frozenset(content_terms(" ".join(NEUTRAL_WORDS)))
+_LEADING_NAME_RE = re.compile(r"^((?:[A-Z][a-z][\w&.-]*\s+(?:&\s+)?)+)(?=[a-z])")
 #: Rows that report part of the company (a segment, a region) rather than the whole.
 _PART_KINDS = {"segment"}
 
@@ -133,7 +134,9 @@ class FactIndex:
         similarity = self.similarity(phrase, filing_id)
         meaning = similarity if similarity is not None else np.zeros(len(facts), dtype=np.float32)
         per_share = bool(_PER_SHARE_RE.search(phrase))
-        part = _terms(qualifier) if qualifier else set()
+        # A part named at the start of the phrase ("Fleet Software gross margin") when no line item carried it.
+        leading = _LEADING_NAME_RE.match(phrase)
+        part = _terms(qualifier) if qualifier else _terms(leading.group(1)) if leading else set()
         matches: list[FactMatch] = []
         for index, fact in enumerate(facts):
             value = fact.value_for(year)

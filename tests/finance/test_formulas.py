@@ -396,3 +396,10 @@ def test_two_figures_sharing_a_head_are_each_asked_for():
         "Cash paid for income taxes and for interest in FY2021 (supplemental cash flow info)?"
     )
     assert [r.name for r in requests] == ["Cash paid for income taxes", "Cash paid for interest"]
+
+
+def test_a_part_written_before_one_figure_qualifies_that_figure_only():
+    requests = figure_requests(
+        "How did its Fleet Software segment revenue and R&D spending change in fiscal 2025?"
+    )
+    assert [r.name for r in requests] == ["Fleet Software revenue", "research and development expense"]

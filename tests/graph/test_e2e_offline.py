@@ -4,6 +4,7 @@ cited answer, every citation checked against the catalog."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -15,9 +16,16 @@ from core.models import RunRecord
 from core.text.sentences import normalise_ws
 
 
-def _runner(data_dir) -> tuple[ResearchRunner, Settings]:
+def _runner(data_dir, *, facts: bool = True) -> tuple[ResearchRunner, Settings]:
     settings = Settings(data_dir=data_dir, web_search_enabled=False)
-    return ResearchRunner(settings, lambda: build_deps(settings)), settings
+
+    def deps():
+        built = build_deps(settings)
+        return (
+            built if facts else replace(built, facts=None)
+        )  # as for a filing indexed before facts were kept
+
+    return ResearchRunner(settings, deps), settings
 
 
 def _check_citations(record: RunRecord, settings: Settings) -> None:
@@ -96,13 +104,14 @@ def test_nvidia_quality_question(nvda_index) -> None:
 
 @pytest.mark.slow
 def test_reflection_follow_up_finds_what_the_first_search_missed(sample_index) -> None:
-    """A calculator input the planned search did not reach becomes a follow-up search of the whole filing;
-    the calculation re-runs after it and states the figure. Step mode lets the analyst see and edit the
-    steps reflection added."""
+    """Where the calculator reads only the pages the research found (a filing indexed before its table rows
+    were kept as facts), an input the planned search did not reach becomes a follow-up search of the whole
+    filing; the calculation re-runs after it and states the figure. Step mode lets the analyst see and edit
+    the steps reflection added. (With facts, the figure is found at once: see the next test.)"""
     from core.models import Plan, PlanStep
 
     data_dir, filing_id = sample_index
-    runner, settings = _runner(data_dir)
+    runner, settings = _runner(data_dir, facts=False)
     question = "What was Northwind's Fleet Software gross margin in FY2025?"
     record = runner.start(question, [filing_id], step_mode=True)
     # The analyst drops the anchor and points the search at the wrong Item: the table is in Item 7.
@@ -146,5 +155,37 @@ def test_reflection_follow_up_finds_what_the_first_search_missed(sample_index) -
     assert any(e.section == "Item 7" for e in follow_up.evidence)
     assert rerun.cards and "81.0%" in rerun.cards[0].claim and rerun.missing == []
     assert "81.0%" in record.answer.split("### ")[0]
+    _check_citations(record, settings)
+    runner.close()
+
+
+@pytest.mark.slow
+def test_a_figure_outside_the_pages_searched_is_read_from_the_filing_s_facts(sample_index) -> None:
+    """The same misdirected plan with the filing's facts: the calculator finds the row wherever it is printed,
+    cites it, and no follow-up is needed; the answer's paragraph states it first."""
+    from core.models import Plan, PlanStep
+
+    data_dir, filing_id = sample_index
+    runner, settings = _runner(data_dir)
+    record = runner.start("What was Northwind's Fleet Software gross margin in FY2025?", [filing_id])
+    plan = Plan(
+        steps=[
+            PlanStep(
+                step_id="", sub_question="Northwind Fleet Software gross margin FY2025", document_section="Item 1A",
+                filing_id=filing_id,
+            ),
+            PlanStep(
+                step_id="", sub_question="Calculate the Fleet Software gross margin for FY2025.", tool="calculator",
+                filing_id=filing_id,
+            ),
+        ]
+    )  # fmt: skip
+    record = runner.approve_plan(record.run_id, plan)
+    assert record.status == "finished", record.error
+    calc = record.steps[1]
+    assert calc.missing == [] and "81.0%" in calc.cards[0].claim
+    assert not [s for s in record.plan.steps if s.origin == "reflection"]
+    lead = record.answer.split("## Answer", 1)[1].strip().split("\n", 1)[0]
+    assert lead.startswith("Fleet Software gross margin was 81.0% in FY2025")
     _check_citations(record, settings)
     runner.close()
