@@ -16,6 +16,7 @@ tables holding them come best first.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -86,7 +87,13 @@ def _column_keys(fact: Fact) -> list[tuple[str, StatementColumn]]:
         else:
             seen[year] += 1
             key = str(year) if seen[year] == 1 else f"{year}#{seen[year]}"
-            label = (value.period or str(year)) + ("" if seen[year] == 1 else f" ({seen[year]})")
+            # "Year Ended December 31, 2025" is the year's column; a balance's date ("January 29, 2023") says more.
+            shown = (
+                str(year)
+                if not value.period or re.search(r"\byears?\b", value.period, re.I)
+                else value.period
+            )
+            label = shown + ("" if seen[year] == 1 else f" ({seen[year]})")
         out.append((key, StatementColumn(key=key, label=label, fiscal_year=year)))
     return out
 
