@@ -128,18 +128,30 @@ def _reason(inputs: WriterInput, figures: list[DraftClaim]) -> DraftClaim | None
     (the R&D expense's sentence, not the revenue's), with the most of the figure's words."""
     subject = {t for claim in figures for t in content_terms(_figure_label(claim.text))}
     subject = subject or set(content_terms(inputs.question))
-    best: tuple[int, DraftClaim] | None = None
+    best: tuple[float, DraftClaim] | None = None
     for step in inputs.steps:
         if step.tool != "search_10k":
             continue
+        passages = {e.evidence_id: e.text for e in step.evidence}
         for card in step.cards:
             because = _BECAUSE_RE.search(card.claim)
             if not card.evidence_ids or because is None:
                 continue
-            overlap = len(subject & set(content_terms(card.claim[: because.start()])))
-            if overlap and (best is None or overlap > best[0]):
-                best = (overlap, DraftClaim(text=card.claim, evidence_ids=card.evidence_ids[:2]))
+            score: float = len(subject & set(content_terms(card.claim[: because.start()])))
+            if not score and _THE_CHANGE_RE.match(card.claim):
+                # "The year-on-year increase was primarily due to …": the change of the figure its passage
+                # names ("Our overall gross margin increased to 72.7% … The year-on-year increase …").
+                passage = passages.get(card.evidence_ids[0], "")
+                score = 0.5 if subject and subject <= set(content_terms(passage)) else 0.0
+            if score and (best is None or score > best[0]):
+                best = (score, DraftClaim(text=card.claim, evidence_ids=card.evidence_ids[:2]))
     return best[1] if best else None
+
+
+_THE_CHANGE_RE = re.compile(
+    r"^(?:the|this|that)\s+(?:year-(?:on|over)-year\s+)?(?:increase|decrease|improvement|decline|change|growth|rise)\b",
+    re.I,
+)
 
 
 def ranking_answer(question: str, figures: list[DraftClaim]) -> DraftClaim | None:

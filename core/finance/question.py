@@ -107,7 +107,7 @@ _PREAMBLE_RE = re.compile(
     re.I,
 )
 _SPLIT_RE = re.compile(
-    rf";|\?\s+|\.\s+(?=[A-Z])|\bthen\b|,\s*(?:and\s+)?(?=(?:{QUESTION_WORDS})\b)|\s+and\s+(?=(?:{QUESTION_WORDS})\b)",
+    rf";|\?\s+|(?<!\.[A-Za-z])(?<!\b[A-Z])\.\s+(?=[A-Z])|\bthen\b|,\s*(?:and\s+)?(?=(?:{QUESTION_WORDS})\b)|\s+and\s+(?=(?:{QUESTION_WORDS})\b)",
     re.I,
 )
 _LEADING_JUNK_RE = re.compile(r"^(?:\s|,|and\b|then\b|also\b|finally\b|next\b|first\b|second\b)+", re.I)

@@ -493,7 +493,14 @@ def _share_request(
     else:
         item = line_item_named(ask.part)
         if item is not None:
-            name, numerator, items = item.name, item.name, [item]
+            # "Data Center revenue as a share of revenue": the part's own row of the line item.
+            named = line_item_mentions(ask.part)
+            before = ask.part[: named[0].start].split() if named else []
+            qualifier = (
+                " ".join(w for w in before if w[:1].isupper() and w.lower() not in NEUTRAL_WORDS) or None
+            )
+            name = f"{qualifier} {item.name}" if qualifier else item.name
+            numerator, items = name, [item]
         elif all(
             (w[:1].isupper() and not w.isupper()) or w.lower() in _PART_NAME_WORDS for w in ask.part.split()
         ):

@@ -403,3 +403,13 @@ def test_a_part_written_before_one_figure_qualifies_that_figure_only():
         "How did its Fleet Software segment revenue and R&D spending change in fiscal 2025?"
     )
     assert [r.name for r in requests] == ["Fleet Software revenue", "research and development expense"]
+
+
+def test_a_share_re_read_from_a_plan_step_keeps_its_part():
+    # The planner writes "What is the Data Center revenue as a share of revenue for FY2024?" for the calculator.
+    (share,) = figure_requests("What is the Data Center revenue as a share of revenue for FY2024?", 2024)
+    assert share.formula == "Data Center revenue / revenue"
+    assert (
+        figure_requests("What risks does NVIDIA flag around U.S. export controls in the FY2024 10-K?", 2024)
+        == []
+    )

@@ -92,3 +92,15 @@ def test_change_and_unit_words() -> None:
     assert asks_for_change("Is the trajectory improving?")
     assert not asks_for_change("What was revenue in FY2022?")
     assert unit_asked("in USD millions") == "millions" and unit_asked("What was revenue?") is None
+
+
+def test_an_abbreviation_does_not_end_a_clause():
+    from core.finance.question import clause_texts
+
+    assert clause_texts("What risks does it flag around U.S. export controls in the FY2024 10-K?") == [
+        "What risks does it flag around U.S. export controls in the FY2024 10-K"
+    ]
+    assert clause_texts("What was revenue in 2023. What was net income?") == [
+        "What was revenue in 2023",
+        "What was net income",
+    ]
