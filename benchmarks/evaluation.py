@@ -7,6 +7,8 @@ summary and every answer to benchmarks/results/evaluation-<set>.json.
 Usage:
     python benchmarks/evaluation.py                 # both sets (first FinanceBench run ingests 55 PDFs: ~2 h)
     python benchmarks/evaluation.py --set sample    # the sample set only (about a minute)
+    python benchmarks/evaluation.py --set figures   # our own sets: figures (50) and narrative (34) questions
+                                                    # over the FY2021-FY2024 filings in ../shared
     python benchmarks/evaluation.py --limit 10      # a quick look
 
 Filings, the naive baseline's index and the evaluation runs are kept under benchmarks/.cache/<set>/ and
@@ -28,15 +30,23 @@ RESULTS = ROOT / "benchmarks" / "results"
 CACHE = ROOT / "benchmarks" / ".cache"
 
 
+#: Question sets of our own, over filings in ../shared that FinanceBench does not cover (assets/questions/).
+OWN_SETS = {
+    "figures": ROOT / "assets" / "questions" / "figures.jsonl",
+    "narrative": ROOT / "assets" / "questions" / "narrative.jsonl",
+}
+
+
 def run(set_name: str, limit: int | None, resume: str | None) -> int:
     args = [
         "eval",
         "--set",
-        set_name,
+        str(OWN_SETS.get(set_name, set_name)),
         "--systems",
         "naive,one-search,deep",
         "--data-dir",
-        str(CACHE / set_name),
+        # Our two sets read the same filings: one workspace for both.
+        str(CACHE / ("figures" if set_name in OWN_SETS else set_name)),
         "--json",
         str(RESULTS / f"evaluation-{set_name}{f'-{limit}' if limit else ''}.json"),
     ]
@@ -51,11 +61,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--set", choices=["financebench", "sample", "both"], default="both")
+    parser.add_argument(
+        "--set", choices=["financebench", "sample", "figures", "narrative", "both", "all"], default="both"
+    )
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--resume", default=None, help="evaluation id to continue (one set only)")
     args = parser.parse_args()
-    sets = ["sample", "financebench"] if args.set == "both" else [args.set]
+    sets = {
+        "both": ["sample", "financebench"],
+        "all": ["sample", "financebench", "figures", "narrative"],
+    }.get(args.set, [args.set])
     return max(run(s, args.limit, args.resume) for s in sets)
 
 
