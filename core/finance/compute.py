@@ -65,6 +65,17 @@ class ComputedFigure:
         return self.value is not None
 
 
+def _with_caveats(figure: ComputedFigure) -> ComputedFigure:
+    """A figure read from a row whose printed and tagged values disagree says so, in its headline and its
+    sentence (the analyst decides which to trust)."""
+    caveats = list(dict.fromkeys(f.caveat for f in figure.inputs if f.caveat))
+    if caveats:
+        note = " ".join(c if c.endswith(".") else f"{c}." for c in caveats)
+        figure.headline += f" (caution: {note.rstrip('.')})"
+        figure.sentence = f"{figure.sentence} Caution: {note}" if figure.sentence else figure.sentence
+    return figure
+
+
 def _subject(label: str) -> str:
     """A figure's name inside a sentence: lower-case unless it starts with a name ("Data Center revenue")."""
     first = label.split(" ", 1)[0]
@@ -236,7 +247,9 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
             )
             headline += f" (year on year: {moves})"
             sentence = f"{sentence[:-1]} (year on year: {moves})."
-        return ComputedFigure(request, per_year, value, headline, workings, inputs, missing, sentence)
+        return _with_caveats(
+            ComputedFigure(request, per_year, value, headline, workings, inputs, missing, sentence)
+        )
     if len(done) == len(per_year) and done:
         year = max(done)
         value = done[year].value
@@ -244,7 +257,9 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
         headline = f"{label} ({series})" if len(done) > 1 else f"{label} (FY{year}): {shown[year]}"
         stated = " and ".join(f"{shown[y]} in FY{y}" for y in sorted(done))
         sentence = f"{label} was {stated}."
-        return ComputedFigure(request, per_year, value, headline, workings, inputs, missing, sentence)
+        return _with_caveats(
+            ComputedFigure(request, per_year, value, headline, workings, inputs, missing, sentence)
+        )
     gaps = ", ".join(f"{name} for FY{year}" for name, year in missing) or "the inputs"
     headline = f"{label} ({', '.join(f'FY{y}' for y in request.years)}): not computed — {gaps} not found"
     sentence = f"The filings searched do not state {gaps}, so {_subject(label)} is not given."

@@ -207,6 +207,7 @@ class Found:
     scale: float | None = None
     percent: bool = False  # the row states a percentage (a margin or a rate read as printed)
     count: bool = False  # a count (employees, riders): it has no currency unit, so it sets no scale
+    caveat: str | None = None  # where the filing's printed and tagged (XBRL) values disagree, in a sentence
 
 
 Lookup = Callable[[Operand, int], Found | None]

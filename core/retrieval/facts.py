@@ -281,6 +281,7 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
             source=FactSource(chunks[0], best.fact.text, best.fact),
             scale=None if best.value.percent else best.fact.scale_of(best.value),
             percent=best.value.percent,
+            caveat=best.fact.mismatch,
         )
 
     return lookup

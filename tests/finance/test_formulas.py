@@ -413,3 +413,23 @@ def test_a_share_re_read_from_a_plan_step_keeps_its_part():
         figure_requests("What risks does NVIDIA flag around U.S. export controls in the FY2024 10-K?", 2024)
         == []
     )
+
+
+def test_a_figure_read_from_a_row_whose_printed_and_tagged_values_disagree_says_so():
+    from core.finance.compute import compute
+    from core.finance.formula import Found
+
+    (request,) = figure_requests("What was revenue in FY2023?", 2023)
+
+    def lookup(operand, year):
+        return Found(
+            value=1243.0,
+            label="Revenue",
+            year=year,
+            scale=1e6,
+            caveat="Printed 1,243 for FY2023 but tagged 1,234 million",
+        )
+
+    figure = compute(request, lookup)
+    assert figure.complete and "caution: Printed 1,243 for FY2023 but tagged 1,234 million" in figure.headline
+    assert figure.sentence.endswith("Caution: Printed 1,243 for FY2023 but tagged 1,234 million.")
