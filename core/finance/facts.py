@@ -16,7 +16,7 @@ from collections import defaultdict
 from core.finance.page_text import PageText, build_page
 from core.finance.rows import FigureRow, read_rows, scale_at_end
 from core.models import Chunk
-from core.models.facts import Fact, FactValue, TableKind
+from core.models.facts import PRIMARY_STATEMENTS, Fact, FactValue, TableKind
 
 #: How a fact's id is written: the filing id's first 16 characters and the row's number in the filing.
 _ID_DIGITS = 5
@@ -130,4 +130,30 @@ def read_facts(filing_id: str, chunks: list[Chunk]) -> list[Fact]:
                     values=_values(row),
                 )
             )
-    return facts
+    return _continued_statements(facts)
+
+
+def _continued_statements(facts: list[Fact]) -> list[Fact]:
+    """A primary statement continued on the next page without its period header (a cash flow statement's
+    supplemental disclosures) keeps the columns of the page before: a row with no period read, on the page
+    after a dated row of the same statement (same title, same number of columns), takes that row's periods."""
+    out: list[Fact] = []
+    dated: Fact | None = None  # the last row of a primary statement whose periods were read
+    for fact in facts:
+        if fact.kind in PRIMARY_STATEMENTS and any(v.fiscal_year for v in fact.values):
+            dated = fact
+        elif (
+            dated is not None
+            and fact.kind == dated.kind
+            and fact.table == dated.table
+            and fact.page in (dated.page, dated.page + 1)
+            and len(fact.values) == len(dated.values)
+            and all(v.fiscal_year is None for v in fact.values)
+        ):
+            values = [
+                v.model_copy(update={"fiscal_year": d.fiscal_year, "period": v.period or d.period})
+                for v, d in zip(fact.values, dated.values, strict=True)
+            ]
+            fact = fact.model_copy(update={"values": values})
+        out.append(fact)
+    return out

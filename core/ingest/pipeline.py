@@ -55,7 +55,8 @@ def filing_id_for(data: bytes) -> str:
 #: 7: a fact's value carries its column's own unit where a table states units per column (scale, per share),
 #:    and its column header; more table periods read (category columns, a table's stated date, schedules).
 #: 8: a primary statement's row is embedded by its label (its section heading is not what it is).
-INDEX_VERSION = 8
+#: 9: a primary statement continued on the next page without its period header keeps the page before's periods.
+INDEX_VERSION = 9
 
 
 class _Progress:

@@ -204,3 +204,26 @@ def test_rows_about_shares_take_the_unit_of_shares_or_of_amounts_by_what_they_co
     # A par value names the stock's amount; a per-share figure the row goes into is not what it is.
     assert stock.scale == 1e6 and not stock.per_share
     assert not excluded.per_share and excluded.scale == 1e6
+
+
+def test_a_statement_continued_on_the_next_page_without_its_header_keeps_its_periods():
+    from core.finance.facts import read_facts
+    from core.models import Chunk
+
+    first = """CONSOLIDATED STATEMENTS OF CASH FLOWS (in thousands)
+|  | 2021 | 2020 |
+|---|---|---|
+| Net cash used in operating activities | (101,721) | (1,379,339) |"""
+    second = """CONSOLIDATED STATEMENTS OF CASH FLOWS (in thousands)
+|  |  |  |
+|---|---|---|
+| Supplemental disclosures of cash flow information |  |  |
+| Cash paid for income taxes | $ 5,865 | $ 4,037 |"""
+    chunks = [
+        Chunk(chunk_id=f"c{n}", filing_id="f" * 64, section="Item 8", page=83 + n, chunk_index=n, char_start=n * 1000,
+              char_end=n * 1000 + len(text), kind="table", text=text)
+        for n, text in enumerate([first, second])
+    ]  # fmt: skip
+    paid = next(f for f in read_facts("f" * 64, chunks) if f.label == "Cash paid for income taxes")
+    assert [v.fiscal_year for v in paid.values] == [2021, 2020]
+    assert [v.number for v in paid.values] == [5865, 4037]
