@@ -60,7 +60,8 @@ def _wording(phrase_terms: set[str], fact: Fact) -> float:
     concept), and how little else its label says (0 to 1). A generic label ("Balance at end of period")
     takes its meaning from its table."""
     label = _terms(fact.label) if not fact.generic else _terms(f"{fact.table} {fact.label}")
-    label -= _NEUTRAL_TERMS  # "Total stock-based compensation expense" says no more than its line item
+    # "Total stock-based compensation expense" says no more than its line item, unless the phrase says "total".
+    label -= _NEUTRAL_TERMS - phrase_terms
     have = (
         label
         | _terms(f"{fact.parent} {fact.concept_label or ''}")
