@@ -323,7 +323,7 @@ NON_ENTITY_CAPS: frozenset[str] = _words(
 _SCAFFOLD_RE = re.compile(
     r"\b(?:how much|how many|how big|how large|what|which|who|give|state|show|tell me|compare"
     r"|(?:did|does|do|has|have|had|was|were|is|are|will|would|could|can)(?:n't)?"
-    r"|the company(?:'s)?|its|their|the|a|an|actually|approximately|roughly|about|total(?:ed)?"
+    r"|the company(?:'s)?|its|their|the|a|an|actually|approximately|roughly|about|totall?ed"
     r"|report(?:ed|s)?|record(?:ed|s)?|disclos(?:e|ed|es)|show(?:ed|n|s)?|book(?:ed|s)?|carry|carrying"
     r"|amount|figure|value|level|number|quantity|balance|spend|spent|spending|expenses?|hold|holds|held"
     r"|(?:in|for|during|over|at|as of|by|on|of|through)?\s*(?:the\s+)?(?:end of\s+)?(?:the\s+)?"
