@@ -563,6 +563,16 @@ def unknown_figure_phrases(question: str) -> list[str]:
             while kept and set(content_terms(kept[-1])) <= _NOT_A_FIGURE and len(kept) > 1:
                 kept.pop()
             phrase = " ".join(kept)
+            unnamed = re.sub(r"^(?:[A-Z][\w&.-]*\s+)+", "", phrase)
+            first = phrase.split()[0]
+            # A capital mid-sentence, or before a year or a colon, is a name ("What did Apple spend on …",
+            # "Uber 2021: what was total revenue"); one opening the clause may be the figure's own word
+            # ("Restricted cash & cash equivalents").
+            is_name = not clause.lstrip().startswith(first) or re.search(
+                rf"\b{re.escape(first)}(?:['’]s\b|\s+(?:FY)?\d{{2,4}}\b|\s*:)", clause
+            )
+            if unnamed != phrase and is_name and line_item_named(unnamed):
+                continue  # the company's name before a line item the vocabulary knows
             # A name after a figure's words is whose it is ("short-term investments Northwind [held]"): a part
             # of the company is named before them ("Data Center revenue").
             named_after = _NAME_AFTER_RE.search(phrase)
