@@ -164,7 +164,10 @@ def unit_asked(question: str) -> str | None:
 _INSTRUCTION_RES = [
     re.compile(p, re.IGNORECASE)
     for p in [
-        r"^(please\s+)?(round|answer|respond|give|provide|address|approach|utili[sz]e|base|assume|assuming)\b",
+        r"^(please\s+)?(round|answer|respond|address|approach|utili[sz]e|base|assume|assuming)\b",
+        # "Give a solution …", "Provide your answer …"; not "Give SBC as a % of revenue" (a figure asked).
+        r"^(please\s+)?(give|provide)\s+(me\s+)?(your|the|an?|a)\s+(final\s+|short\s+|brief\s+)?"
+        r"(answer|response|solution|explanation|reasoning|result|justification)",
         r"^(please\s+)?(compute|calculate)\s+(\(or extract\)|or extract|what was asked|the answer"
         r"|your answer)",
         r"^(please\s+)?use\s+(the|only|information|details|data)\b",

@@ -40,6 +40,31 @@ _LEADING_NAME_RE = re.compile(r"^((?:[A-Z][a-z][\w&.-]*\s+(?:&\s+)?)+)(?=[a-z])"
 _PART_KINDS = {"segment"}
 
 
+#: A phrase that asks for a movement, not a balance ("deferred revenue recognized", "goodwill acquired").
+_ACTIVITY_ASKED_RE = re.compile(
+    r"\b(?:add\w*|recogni\w*|acquir\w*|issu\w*|settl\w*|reduc\w*|increase\w*|decrease\w*|during|change\w*"
+    r"|paid|repurchas\w*|granted|vested|forfeited|charged?)\b",
+    re.I,
+)
+_OPENING_RE = re.compile(r"\bbeginning\b", re.I)
+_CLOSING_RE = re.compile(r"\bend(?:ing)?\b", re.I)
+
+
+def _roll_forward_activity(facts: list[Fact]) -> set[str]:
+    """The ids of rows between a table's opening and closing balance ("Balance at beginning of period",
+    additions, "Balance at end of period"): movements of the balance, not the balance."""
+    tables: dict[tuple[int, str], list[Fact]] = {}
+    for fact in facts:
+        tables.setdefault((fact.page, fact.table), []).append(fact)
+    activity: set[str] = set()
+    for rows in tables.values():
+        opening = next((k for k, f in enumerate(rows) if f.generic and _OPENING_RE.search(f.label)), None)
+        closing = next((k for k, f in enumerate(rows) if f.generic and _CLOSING_RE.search(f.label)), None)
+        if opening is not None and closing is not None and opening < closing:
+            activity |= {f.fact_id for f in rows[opening + 1 : closing]}
+    return activity
+
+
 @dataclass(frozen=True)
 class FactMatch:
     """A fact that reports what was asked, its value for the period asked, and how well it matched."""
@@ -128,6 +153,7 @@ class FactIndex:
         facts = self.facts(filing_id)
         if not facts:
             return []
+        activity = _roll_forward_activity(facts)
         item = item or line_item_named(phrase)
         wanted = _terms(
             with_filing_words(phrase) if item is None else f"{phrase} {item.name} {item.search_terms}"
@@ -152,6 +178,8 @@ class FactIndex:
                 continue  # the whole company's figure unless a part is named
             words = _wording(wanted, fact)
             score = _MEANING * float(meaning[index]) + _WORDS * words + self._prior(item, fact, phrase)
+            if fact.fact_id in activity and not _ACTIVITY_ASKED_RE.search(phrase):
+                score -= 0.1  # a roll-forward's activity ("added during the period") is not the balance asked
             if score > 0:
                 matches.append(FactMatch(fact, value, score, float(meaning[index]), words))
         matches.sort(key=lambda m: -m.score)

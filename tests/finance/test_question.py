@@ -104,3 +104,11 @@ def test_an_abbreviation_does_not_end_a_clause():
         "What was revenue in 2023",
         "What was net income",
     ]
+
+
+def test_give_is_an_instruction_only_when_it_asks_for_the_answer_itself():
+    from core.finance.question import is_instruction
+
+    assert is_instruction("Give a solution to the question by using the income statement.")
+    assert is_instruction("Please provide your answer in USD millions.")
+    assert not is_instruction("Give SBC as a % of revenue.")
