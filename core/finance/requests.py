@@ -360,11 +360,7 @@ def share_asks(question: str) -> list[ShareAsk]:
     from Services?" (part Services), "R&D as a percentage of revenue", "How much did it spend on R&D, and
     what share of revenue was that?" (part: the R&D just asked)."""
     asks: list[ShareAsk] = []
-    offset = 0
-    for clause in clause_texts(question):
-        at = question.find(clause, offset)
-        at = max(at, 0)
-        offset = at + len(clause)
+    for at, _, clause in _clause_spans(question):
         if asks_yes_no(clause):
             continue  # "Are there any categories that represent more than 20% of revenue?" is not a share asked
         for m in _SHARE_WORDS_RE.finditer(clause):
