@@ -9,7 +9,8 @@ from core.agents.contracts import DraftClaim, ReportDraft, ReportSection, StepDi
 from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.compute import yes_or_no
-from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no
+from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no, clause_texts
+from core.finance.requests import figure_requests
 from core.models import EVIDENCE_ID_RE, Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.text.figures import find_figures, unsupported_figures
@@ -116,17 +117,24 @@ def answer_paragraph(
         if reason is not None:
             quote = reason.text.strip().rstrip(".")
             sentences.append(cited(f"The filing explains: “{quote}”", reason.evidence_ids))
-    elif not stated_figures and narrative:
+    elif narrative and (not stated_figures or _asks_beyond_figures(inputs.question)):
+        # A part that asks for words, not a figure ("… and what risks does it see?"): the filing's own.
         quote = narrative[0].text.strip().rstrip(".")
         sentences.append(cited(f"The filing states: “{quote}”", narrative[0].evidence_ids))
     return " ".join(sentences[:PARAGRAPH_SENTENCES])
+
+
+def _asks_beyond_figures(question: str) -> bool:
+    """A clause of the question asks for something no figure answers (risks, strategy, who, which)."""
+    return any(not figure_requests(clause) for clause in clause_texts(question) if clause.strip())
 
 
 def _reason(inputs: WriterInput, figures: list[DraftClaim]) -> DraftClaim | None:
     """The filing's own explanation of the change asked about: among the passages the research read, a
     sentence that gives a reason ("driven by", "due to") and names, before the reason, the figure it explains
     (the R&D expense's sentence, not the revenue's), with the most of the figure's words."""
-    subject = {t for claim in figures for t in content_terms(_figure_label(claim.text))}
+    # The figure asked first is what changed (a share computed from it names its whole, "revenue", too).
+    subject = {t for claim in figures[:1] for t in content_terms(_figure_label(claim.text))}
     subject = subject or set(content_terms(inputs.question))
     best: tuple[float, DraftClaim] | None = None
     for step in inputs.steps:

@@ -417,3 +417,34 @@ def test_the_answer_is_a_paragraph_of_cited_figures_and_the_filing_s_own_reason(
     body = markdown.split("## Answer", 1)[1].strip()
     assert body.startswith("Research and development expense was") and body.index("- **") > body.index("[1]")
     assert body.index("_Extractive answer") > body.index("- **")
+
+
+def test_a_part_that_asks_for_words_is_answered_in_the_paragraph_beside_the_figures() -> None:
+    risk = _ev("S1-E1", "Regulators could require changes to the App Store that reduce Services net sales.")
+    search = StepDigest(
+        index=0, sub_question="What risks does it see for Services?", tool="search_10k", query="Services risks",
+        cards=[KnowledgeCard(claim=risk.text, evidence_ids=["S1-E1"], confidence=0.9)], evidence=[risk],
+    )  # fmt: skip
+    figure = StepDigest(
+        index=1,
+        sub_question="Services share of net sales",
+        tool="calculator",
+        cards=[
+            KnowledgeCard(
+                claim="Services as a share of revenue (FY2024): 24.6% — 96,169 / 391,035 = 24.6%",
+                evidence_ids=["S2-E2", "S2-E3"],
+                statement="Services as a share of revenue was 24.6% in FY2024.",
+            )
+        ],
+    )
+    both = (
+        "What share of net sales came from Services in fiscal 2024, and what risks does it see for Services?"
+    )
+    summary = offline_write(WriterInput(question=both, steps=[search, figure]), DEPS).summary
+    assert summary.startswith("Services as a share of revenue was 24.6% in FY2024 [S2-E2, S2-E3].")
+    assert "App Store" in summary
+    only_figure = "What share of net sales came from Services in fiscal 2024?"
+    assert (
+        "App Store"
+        not in offline_write(WriterInput(question=only_figure, steps=[search, figure]), DEPS).summary
+    )
