@@ -117,6 +117,8 @@ def answer_paragraph(
         if reason is not None:
             quote = reason.text.strip().rstrip(".")
             sentences.append(cited(f"The filing explains: “{quote}”", reason.evidence_ids))
+        else:
+            sentences.append("No passage the research read explains the change.")
     elif narrative and (not stated_figures or _asks_beyond_figures(inputs.question)):
         # A part that asks for words, not a figure ("… and what risks does it see?"): the filing's own.
         quote = narrative[0].text.strip().rstrip(".")
