@@ -587,6 +587,7 @@ def unknown_figure_phrases(question: str) -> list[str]:
                     and (_ITEM_MARGIN_RE.search(phrase) or _SHARE_OF_RE.search(phrase))
                 )
                 or len(plain) > _MAX_PHRASE_WORDS
+                or not re.match(r"[A-Za-z]", phrase)  # "3- average of …": what is left of a period
                 or _NOT_A_FIGURE_START_RE.match(phrase)
                 or (known and not _modified(phrase))
                 or phrase in phrases
