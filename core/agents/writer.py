@@ -96,8 +96,9 @@ def answer_paragraph(
     narrative: list[DraftClaim],
 ) -> str:
     """The answer as an analyst writes it in a note: a verdict or ranking first, each figure in a sentence
-    (its period, its unit) with the ids of the rows it is read from, then — for a why, or when no figure
-    answers — the filing's own words, quoted. Evidence ids in brackets; the assembler numbers them."""
+    (its period, its unit) with the ids of the rows it is read from, then the filing's own words, quoted —
+    its explanation for a why, its sentence for a part no figure answers (or when no figure was found).
+    Evidence ids in brackets; the assembler numbers them."""
 
     def cited(text: str, ids: list[str]) -> str:
         marks = f" [{', '.join(dict.fromkeys(ids))}]" if ids else ""
@@ -112,6 +113,7 @@ def answer_paragraph(
         text = f"{verdict}. {sentence}" if verdict and n == 0 else sentence
         sentences.append(cited(text, claim.evidence_ids))
     stated_figures = any(claim.evidence_ids for claim, _ in figures)
+    sentences = sentences[: PARAGRAPH_SENTENCES - 1]  # room for the filing's words after the figures
     if asks_why(inputs.question):
         reason = _reason(inputs, [claim for claim, _ in figures if claim.evidence_ids])
         if reason is not None:
@@ -123,7 +125,7 @@ def answer_paragraph(
         # A part that asks for words, not a figure ("… and what risks does it see?"): the filing's own.
         quote = narrative[0].text.strip().rstrip(".")
         sentences.append(cited(f"The filing states: “{quote}”", narrative[0].evidence_ids))
-    return " ".join(sentences[:PARAGRAPH_SENTENCES])
+    return " ".join(sentences)
 
 
 def _asks_beyond_figures(question: str) -> bool:
