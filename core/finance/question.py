@@ -26,6 +26,8 @@ DOWN_RE = re.compile(
     r"|down|contract(?:ed|s|ing)?)\b",
     re.I,
 )
+#: A figure per share ("per diluted share", "EPS"): not an amount of the line item it names.
+PER_SHARE_RE = re.compile(r"\bper (?:diluted |basic |common )?share\b|\beps\b", re.I)
 #: How a figure changed over periods: "change", "growth", "year-over-year", "improving", "trend".
 CHANGE_RE = re.compile(
     r"\b(?:year[- ]over[- ]year|yoy|chang\w*|growth|grow\w*|grew|increas\w*|decreas\w*|improv\w*|declin\w*"

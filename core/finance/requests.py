@@ -16,6 +16,7 @@ from core.finance.question import (
     HYPOTHETICAL_RE,
     JUDGEMENT_RE,
     PART_OF_COMPANY_RE,
+    PER_SHARE_RE,
     PERCENT_RE,
     QUESTION_WORDS,
     RANKING_RE,
@@ -248,7 +249,7 @@ def _modified(phrase: str) -> bool:
     """A line item named with a word that changes it, within two words of its name: "deferred revenue",
     "cash paid for income taxes"."""
     beyond = set(words_beyond(phrase))
-    if re.search(r"\bper\s+[A-Za-z]", phrase) and not _PER_SHARE_WORDS_RE.search(phrase):
+    if re.search(r"\bper\s+[A-Za-z]", phrase) and not PER_SHARE_RE.search(phrase):
         return True  # "revenue per Active Rider" is its own figure
     for m in line_item_mentions(phrase):
         near = [w.lower().strip(",") for w in [*phrase[: m.start].split()[-2:], *phrase[m.end :].split()[:2]]]
@@ -257,7 +258,6 @@ def _modified(phrase: str) -> bool:
     return bool(beyond) and not line_item_mentions(phrase)
 
 
-_PER_SHARE_WORDS_RE = re.compile(r"\bper (?:diluted |basic |common )?share\b", re.I)
 _WHAT_IS_RE = re.compile(r"^\s*what (?:is|was|were|are)\b", re.I)
 
 

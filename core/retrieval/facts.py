@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.finance.formula import Found, Lookup, Operand
+from core.finance.question import PER_SHARE_RE
 from core.finance.vocabulary import NEUTRAL_WORDS, LineItem, label_rank, line_item_named, with_filing_words
 from core.index.catalog import Catalog
 from core.models import Chunk, Fact, FactValue
@@ -29,7 +30,6 @@ _MEANING, _WORDS = 0.5, 0.5
 #: A phrase the lexicon does not know is answered only by a fact at least this close.
 MIN_SCORE = 0.55
 _PERCENT_ASKED_RE = re.compile(r"%|\bpercent|\bmargins?\b|\brates?\b|\bratio\b", re.I)
-_PER_SHARE_RE = re.compile(r"\bper (?:diluted |basic )?share\b|\beps\b", re.I)
 _BALANCE_RE = re.compile(r"\b(?:balance|at (?:the )?(?:end|close)|year[- ]end|as of|outstanding)\b", re.I)
 _CASH_RE = re.compile(
     r"\b(?:paid|received|cash|spent|spend|burn\w*|generat\w*|used|bought|repurchas\w*)\b", re.I
@@ -104,19 +104,29 @@ def _wording(phrase_terms: set[str], fact: Fact) -> float:
     return score
 
 
+@dataclass(frozen=True)
+class _FilingFacts:
+    """A filing's facts as the index keeps them: in filing order, their name embeddings (None: match by
+    wording only), and the rows that are a roll-forward's activity."""
+
+    facts: list[Fact]
+    vectors: np.ndarray | None
+    activity: frozenset[str]
+
+
 class FactIndex:
     """A library's facts, loaded per filing on first use and kept in memory (facts are small)."""
 
     def __init__(self, catalog: Catalog, embed_query) -> None:
         self.catalog = catalog
         self._embed_query = embed_query
-        self._cache: dict[str, tuple[list[Fact], np.ndarray | None]] = {}
+        self._cache: dict[str, _FilingFacts] = {}
         self._lock = threading.Lock()
 
     def facts(self, filing_id: str) -> list[Fact]:
-        return self._load(filing_id)[0]
+        return self._load(filing_id).facts
 
-    def _load(self, filing_id: str) -> tuple[list[Fact], np.ndarray | None]:
+    def _load(self, filing_id: str) -> _FilingFacts:
         with self._lock:
             cached = self._cache.get(filing_id)
         if cached is not None:
@@ -125,16 +135,17 @@ class FactIndex:
         ids, vectors = self.catalog.fact_vectors(filing_id)
         if vectors is not None and ids != [f.fact_id for f in facts]:
             vectors = None  # facts without vectors: match by wording only
+        loaded = _FilingFacts(facts, vectors, frozenset(_roll_forward_activity(facts)))
         with self._lock:
-            self._cache[filing_id] = (facts, vectors)
+            self._cache[filing_id] = loaded
             while len(self._cache) > 32:
                 self._cache.pop(next(iter(self._cache)))
-        return facts, vectors
+        return loaded
 
     def similarity(self, phrase: str, filing_id: str) -> np.ndarray | None:
         """How close in meaning each of the filing's facts (in filing order) is to `phrase`: the cosine of the
         phrase's embedding and each fact's name embedding. None when the facts have no vectors."""
-        vectors = self._load(filing_id)[1]
+        vectors = self._load(filing_id).vectors
         if vectors is None:
             return None
         return vectors @ np.asarray(self._embed_query(with_filing_words(phrase)), dtype=np.float32)
@@ -150,17 +161,17 @@ class FactIndex:
         limit: int = 5,
     ) -> list[FactMatch]:
         """Facts of the filing that report `phrase` for fiscal `year`, best first."""
-        facts = self.facts(filing_id)
+        loaded = self._load(filing_id)
+        facts, activity = loaded.facts, loaded.activity
         if not facts:
             return []
-        activity = _roll_forward_activity(facts)
         item = item or line_item_named(phrase)
         wanted = _terms(
             with_filing_words(phrase) if item is None else f"{phrase} {item.name} {item.search_terms}"
         )
         similarity = self.similarity(phrase, filing_id)
         meaning = similarity if similarity is not None else np.zeros(len(facts), dtype=np.float32)
-        per_share = bool(_PER_SHARE_RE.search(phrase))
+        per_share = bool(PER_SHARE_RE.search(phrase))
         # A part named at the start of the phrase ("Fleet Software gross margin") when no line item carried it.
         leading = _LEADING_NAME_RE.match(phrase)
         part = _terms(qualifier) if qualifier else _terms(leading.group(1)) if leading else set()
@@ -264,13 +275,17 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
     with a value for that year — any close match for a line item the lexicon knows, a close enough one
     (MIN_SCORE) for a phrase it does not. The value is as printed, in the table's unit (its scale kept)."""
 
+    passages: dict[str, list[Chunk]] = {}  # a filing's passages, read once for all the years looked up
+
     def count_in_prose(operand: Operand, year: int) -> Found | None:
         asked = _COUNT_ASKED_RE.match(operand.phrase.strip())
         if asked is None:
             return None
         noun = asked.group("noun").strip()
         for filing_id in filing_ids:
-            stated = _count_sentences(index.catalog.list_chunks(filing_id), noun, year)
+            if filing_id not in passages:
+                passages[filing_id] = index.catalog.list_chunks(filing_id)
+            stated = _count_sentences(passages[filing_id], noun, year)
             if stated:
                 _, value, chunk, sentence = stated[0]
                 return Found(
