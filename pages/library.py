@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from core.models import IngestProgress
-from core.service.display import escape_markdown
+from core.service.display import escape_markdown, library_row
 from views.components.financials import show_financials
 from views.components.navigation import page_setup
 
@@ -16,7 +16,7 @@ CANCELLED = "ingest-cancelled"
 STAGE_LABELS = {
     "validate": "Checking file",
     "parse": "Reading text",
-    "sections": "Finding 10-K Items",
+    "sections": "Finding sections (Items, Parts)",
     "chunk": "Splitting into passages",
     "facts": "Reading table rows as facts",
     "embed": "Embedding passages",
@@ -43,8 +43,9 @@ def progress_bars(names: list[str]):
 
 bench = page_setup(
     "Library",
-    "Upload 10-K filings (EDGAR HTML, PDF or plain text). Each filing is split by 10-K Item, "
-    "indexed for vector and keyword search, and kept in the local data directory.",
+    "Upload filings: 10-Ks, and the 10-Qs, 8-Ks and earnings releases around them (EDGAR HTML, PDF or "
+    "plain text). Each is read as the form it is, split by its own sections (a 10-K's Items, a 10-Q's Parts "
+    "and Items, an 8-K's Items), indexed for vector and keyword search, and kept in the local data directory.",
 )
 
 if repairs := bench.startup_repairs():
@@ -116,23 +117,7 @@ if not filings:
     st.info("No filings yet. Upload a 10-K above to start.")
     st.stop()
 
-table = pd.DataFrame(
-    [
-        {
-            "Company": f.company,
-            "Form": f.form,
-            "Fiscal year": f.fiscal_year,
-            "Pages": f.pages,
-            "Passages": f.chunks,
-            "Items found": sum(1 for s in f.sections if s.startswith("Item")),
-            "Sections": ", ".join(s for s in f.sections if s.startswith("Item")),
-            "File": f.filename,
-            "Ingested": f.ingested_at.strftime("%Y-%m-%d %H:%M"),
-            "Filing id": f.filing_id[:12],
-        }
-        for f in filings
-    ]
-)
+table = pd.DataFrame([library_row(f) for f in filings])
 st.dataframe(table, hide_index=True, width="stretch")
 
 # --- One filing ----------------------------------------------------------------------------------

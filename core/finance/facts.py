@@ -15,7 +15,7 @@ from collections import defaultdict
 
 from core.finance.page_text import PageText, build_page
 from core.finance.rows import FigureRow, read_rows, scale_at_end
-from core.models import Chunk
+from core.models import Chunk, annual_item
 from core.models.facts import PRIMARY_STATEMENTS, Fact, FactValue, TableKind
 
 #: How a fact's id is written: the filing id's first 16 characters and the row's number in the filing.
@@ -34,9 +34,10 @@ def _kind(row: FigureRow, section: str) -> TableKind:
         return "equity"
     if _SEGMENT_RE.search(row.caption):
         return "segment"
-    if section == "Item 7":
+    item = annual_item(section)  # a 10-Q's Part I Item 2 is MD&A like a 10-K's Item 7
+    if item == "Item 7":
         return "mdna"
-    if section == "Item 8":
+    if item == "Item 8":
         return "note"
     return "other"
 

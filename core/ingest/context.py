@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 from core.ingest.document import Block, ParsedFiling
-from core.models import Chunk
+from core.models import Chunk, filing_label
 
 #: A page's heading is its leading short blocks (a title, a unit line, period columns) ...
 HEADING_BLOCK_CHARS = 80
@@ -55,19 +55,17 @@ def page_headings(blocks: list[Block]) -> dict[int, tuple[str, int]]:
     return headings
 
 
-def filing_label(company: str, form: str, fiscal_year: int | None) -> str:
-    """'3M Company 10-K FY2018': whose filing a passage comes from."""
-    year = f" FY{fiscal_year}" if fiscal_year else ""
-    return f"{company} {form}{year}".strip()
-
-
 def add_context(parsed: ParsedFiling, chunks: list[Chunk]) -> list[Chunk]:
     """The chunks with their context line: filing, Item and title, and the page's heading when the
     passage starts below it."""
     headings = page_headings(parsed.blocks)
     out: list[Chunk] = []
     for chunk in chunks:
-        parts = [filing_label(parsed.company, parsed.form, parsed.fiscal_year)]
+        parts = [
+            filing_label(
+                parsed.company, parsed.form, parsed.fiscal_year, parsed.fiscal_quarter, parsed.period_end
+            )
+        ]
         parts.append(
             f"{chunk.section} {chunk.section_title}".strip() if chunk.section_title else chunk.section
         )

@@ -44,7 +44,9 @@ class ParsedFiling:
     company: str = ""
     form: str = "10-K"
     fiscal_year: int | None = None
+    fiscal_quarter: int | None = None
     period_end: str | None = None
+    event_items: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 

@@ -5,14 +5,18 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.text.periods import MONTHS, YEAR
+
 _COVER_CHARS = 60000  # generous: scraped copies may start with pages of XBRL noise
-_FORM_RE = re.compile(r"\bForm\s*(10-K|10-Q|8-K|20-F|40-F)(?:405|T)?\b", re.IGNORECASE)
+_FORM_RE = re.compile(r"\bForm\s*(10-K|10-Q|8-K|20-F|40-F)(?:405|T)?(/A)?(?![\w-])", re.IGNORECASE)
+_DATE_TEXT = r"([A-Za-z]{3,9}\.?\s*\d{1,2}\s*,?\s*\d{4})"
 _PERIOD_RE = re.compile(
     r"for\s+the\s+(?:fiscal\s+)?(?:year|quarterly\s+period|quarter|period|transition\s+period)\s+ended:?\s*"
-    r"([A-Za-z]{3,9}\.?\s*\d{1,2}\s*,?\s*\d{4})",
+    # A two-column cover may put another caption between "ended" and its date ("ended Commission file\nMarch 31").
+    r"(?:[A-Za-z ]{0,30}\n\s*)?" + _DATE_TEXT,
     re.IGNORECASE,
 )
 _REPORT_DATE_RE = re.compile(
@@ -41,6 +45,36 @@ _XBRL_FACT = re.compile(
 )
 _TAG = re.compile(r"<[^>]+>")
 
+#: The form a document is, when no SEC cover names one: a press release announcing results.
+EARNINGS_RELEASE = "Earnings release"
+_SEC_HEADER_RE = re.compile(r"securities\s+and\s+exchange\s+commission", re.IGNORECASE)
+_SEC_HEADER_CHARS = 4000  # an SEC cover starts the document; a release mentions the SEC much later
+_RELEASE_HEAD_CHARS = 3000
+_RELEASE_RE = re.compile(
+    r"\b(?:reports?|announces?|reported|announced|posts?|delivers?)\b[^.\n]{0,120}?\b(?:results|earnings)\b"
+    r"|for\s+immediate\s+release",
+    re.IGNORECASE,
+)
+_RELEASE_PERIOD_RE = re.compile(
+    r"\b(?:quarter|period|year|weeks)\s*(?:\([^)]{0,40}\))?\s+ended\s+" + _DATE_TEXT, re.IGNORECASE
+)
+_TICKER_RE = re.compile(r"([A-Z][^()\n]{1,80}?)\s*\(\s*(?:NYSE|NASDAQ|Nasdaq|NYSE American|ASX|TSX)\s*:")
+_HEADLINE_COMPANY_RE = re.compile(
+    r"^\s*([A-Z][\w&.,'’ -]{1,60}?)\s+(?:reports?|announces?|posts?|delivers?)\b", re.MULTILINE
+)
+_ORDINAL = r"first|second|third|fourth|1st|2nd|3rd|4th"
+_HEADLINE_QUARTER_RE = re.compile(
+    rf"\b(?:(?P<y2>{YEAR})\s+(?P<q2>{_ORDINAL})[\s-]+quarter"
+    rf"|(?P<q1>{_ORDINAL})[\s-]+quarter(?:\s+and\s+(?:full[\s-]+)?(?:fiscal\s+)?year)?"
+    rf"(?:\s+(?:of\s+)?(?:fiscal\s+)?(?:year\s+)?(?P<y1>{YEAR}))?)\b",
+    re.IGNORECASE,
+)
+_HEADLINE_YEAR_RE = re.compile(rf"\bfiscal\s+(?:year\s+)?({YEAR})\s+(?:full[\s-]+year\s+)?results\b", re.I)
+_QUARTER_WORDS = {"fir": 1, "sec": 2, "thi": 3, "fou": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+_EVENT_ITEM_RE = re.compile(r"(?m)^[^\S\n]*Item[^\S\n]+(\d\.\d{2})\b", re.IGNORECASE)
+_FULL_DATE_RE = re.compile(rf"\b{MONTHS}\s+\d{{1,2}},?\s+{YEAR}\b", re.IGNORECASE)
+_STATEMENT_CHARS = 250_000  # a 10-Q's statements, and a 10-K's cover and MD&A opening
+
 
 @dataclass(slots=True)
 class FilingMetadata:
@@ -49,7 +83,12 @@ class FilingMetadata:
     company: str = ""
     form: str = "10-K"
     fiscal_year: int | None = None
+    #: 1-4 for a quarterly report or a quarter's release; None for an annual report or an 8-K.
+    fiscal_quarter: int | None = None
+    #: The period's last day (ISO); for an 8-K, its event date.
     period_end: str | None = None
+    #: An 8-K's Items ("2.02", "9.01"), in the order it reports them.
+    event_items: list[str] = field(default_factory=list)
 
 
 def xbrl_cover_facts(raw_html: str) -> dict[str, str]:
@@ -174,29 +213,179 @@ def _company_from_prose(text: str) -> str:
 
 
 def detect_metadata(text: str, xbrl: dict[str, str] | None = None) -> FilingMetadata:
-    """Company, form, fiscal year and period end from the cover page; XBRL facts win where they exist."""
+    """Company, form, fiscal period and (for an 8-K) event date and Items from the cover page; XBRL facts
+    win where they exist. A document without an SEC cover that reports results is an earnings release."""
     xbrl = xbrl or {}
     cover = text[:_COVER_CHARS]
     meta = FilingMetadata()
-    doc_type = xbrl.get("DocumentType", "")
-    form_match = _FORM_RE.search((doc_type and f"Form {doc_type}") or cover)
-    if form_match:
-        meta.form = form_match.group(1).upper()
-    company = (
-        _company_from_cover(cover)
-        or xbrl.get("EntityRegistrantName", "")
-        or _company_after_file_number(cover)
-        or _company_from_prose(text)
-    )
-    meta.company = _proper_case(" ".join(company.split()).strip(" ,"), text)
+    meta.form = _form(cover, xbrl.get("DocumentType", ""))
+    if meta.form == EARNINGS_RELEASE:
+        company = _company_of_release(cover) or _company_from_prose(text)
+    else:
+        company = (
+            _company_from_cover(cover)
+            or xbrl.get("EntityRegistrantName", "")
+            or _company_after_file_number(cover)
+            or _company_from_prose(text)
+        )
+    company = re.sub(r"\s+(?=[.,])", "", " ".join(company.split())).strip(" ,")  # "NIKE, Inc ."
+    meta.company = _proper_case(company, text)
+    if meta.form == "8-K":
+        _read_current_report(meta, cover)
+    elif meta.form == EARNINGS_RELEASE:
+        _read_release_period(meta, cover)
+    else:
+        _read_report_period(meta, text, xbrl)
+    return meta
+
+
+def _form(cover: str, document_type: str) -> str:
+    """The form the cover page names. A document that announces results before any SEC cover (a release
+    may name the SEC and its Form 10-Q further down) is an earnings release."""
+    if document_type:
+        match = _FORM_RE.search(f"Form {document_type}")
+        if match:
+            return _form_name(match)
+    header = _SEC_HEADER_RE.search(cover)
+    release = _RELEASE_RE.search(cover[:_RELEASE_HEAD_CHARS])  # what is_earnings_release reads
+    if header is not None and (release is None or header.start() < release.start()):
+        match = _FORM_RE.search(cover, header.start(), header.end() + _SEC_HEADER_CHARS) or _FORM_RE.search(
+            cover
+        )
+        if match:
+            return _form_name(match)
+    if release is not None:
+        return EARNINGS_RELEASE
+    match = _FORM_RE.search(cover)
+    return _form_name(match) if match else "10-K"
+
+
+def _form_name(match: re.Match[str]) -> str:
+    return match.group(1).upper() + (match.group(2) or "").upper()
+
+
+def is_earnings_release(text: str) -> bool:
+    """True when the document's opening announces results the way a press release does."""
+    return bool(_RELEASE_RE.search(text[:_RELEASE_HEAD_CHARS]))
+
+
+def _read_current_report(meta: FilingMetadata, cover: str) -> None:
+    """An 8-K: its event date (the date of report) names its year; its Items say what it reports."""
+    match = _REPORT_DATE_RE.search(cover) or _PERIOD_RE.search(cover)
+    date = parse_date(match.group(1)) if match else None
+    if date is not None:
+        meta.period_end = date.date().isoformat()
+        meta.fiscal_year = date.year
+    seen: dict[str, None] = {}
+    for number in _EVENT_ITEM_RE.findall(cover):
+        seen.setdefault(number, None)
+    meta.event_items = list(seen)
+
+
+def _read_release_period(meta: FilingMetadata, cover: str) -> None:
+    """An earnings release: the quarter and fiscal year its headline names, the period end it states."""
+    head = cover[:_RELEASE_HEAD_CHARS]
+    quarter, year = _quarter_in_headline(head)
+    match = _RELEASE_PERIOD_RE.search(head)
+    end = parse_date(match.group(1)) if match else None
+    if end is not None:
+        meta.period_end = end.date().isoformat()
+    meta.fiscal_year = year or (fiscal_year_of(end) if end else None)
+    meta.fiscal_quarter = quarter
+
+
+def _read_report_period(meta: FilingMetadata, text: str, xbrl: dict[str, str]) -> None:
+    """A 10-K or 10-Q: the period end from the cover; a quarter's fiscal year and number from the company's
+    own fiscal calendar (XBRL's focus, else the prior fiscal year end its balance sheet compares with)."""
+    cover = text[:_COVER_CHARS]
     period = parse_date(xbrl.get("DocumentPeriodEndDate", "")) if xbrl.get("DocumentPeriodEndDate") else None
     if period is None:
-        match = _PERIOD_RE.search(cover) or (_REPORT_DATE_RE.search(cover) if meta.form == "8-K" else None)
+        match = _PERIOD_RE.search(cover)
         period = parse_date(match.group(1)) if match else None
-    if period is not None:
-        meta.period_end = period.date().isoformat()
-        meta.fiscal_year = fiscal_year_of(period)
-    return meta
+    if period is None:
+        return
+    meta.period_end = period.date().isoformat()
+    meta.fiscal_year = _named_fiscal_year(text, period) or fiscal_year_of(period)
+    if meta.form != "10-Q":
+        return
+    focus_year, focus_period = (
+        xbrl.get("DocumentFiscalYearFocus", ""),
+        xbrl.get("DocumentFiscalPeriodFocus", ""),
+    )
+    if focus_year.isdigit() and re.fullmatch(r"Q[1-4]", focus_period):
+        meta.fiscal_year, meta.fiscal_quarter = int(focus_year), int(focus_period[1])
+        return
+    prior_year_end = _prior_fiscal_year_end(text, period)
+    if prior_year_end is not None:
+        meta.fiscal_year = fiscal_year_of(prior_year_end) + 1
+        meta.fiscal_quarter = min(3, max(1, round((period - prior_year_end).days / 91)))
+    else:  # nothing says otherwise: a calendar fiscal year
+        meta.fiscal_quarter = min(3, (period.month - 1) // 3 + 1)
+
+
+def _prior_fiscal_year_end(text: str, period: datetime) -> datetime | None:
+    """The fiscal year end a 10-Q's balance sheet compares with: the date two to ten months before the
+    quarter's end that the document prints most often."""
+    counts: Counter[datetime] = Counter()
+    for match in _FULL_DATE_RE.finditer(text[:_STATEMENT_CHARS]):
+        date = parse_date(match.group(0))
+        if date is not None and 55 <= (period - date).days <= 300:
+            counts[date] += 1
+    if not counts:
+        return None
+    date, n = counts.most_common(1)[0]
+    return date if n >= 2 else None
+
+
+def _named_fiscal_year(text: str, period: datetime) -> int | None:
+    """The name the company itself gives the fiscal year that ends on this date, where the text binds the
+    two ("fiscal 2022 ended January 28, 2023", "January 29, 2023 (fiscal 2023)"): companies whose year ends
+    in January differ in which calendar year they name it by."""
+    spelled = rf"{period.strftime('%B')}\s+{period.day},?\s+{period.year}"
+    name = rf"fiscal\s+(?:year\s+)?({YEAR})"
+    bound = re.compile(
+        rf"{name}\s*,?\s*(?:which\s+)?end(?:ed|ing)\s+(?:on\s+)?{spelled}|{spelled}\s*\(\s*[“\"]?{name}",
+        re.IGNORECASE,
+    )
+    for match in bound.finditer(text[:_STATEMENT_CHARS]):
+        year = int(match.group(1) or match.group(2))
+        if year in (period.year - 1, period.year):
+            return year
+    return None
+
+
+def _quarter_in_headline(head: str) -> tuple[int | None, int | None]:
+    """(quarter, fiscal year) a release's headline names: "Second-Quarter 2023", "Fourth Quarter Fiscal 2022",
+    "2022 Fourth-Quarter", "fiscal 2023 results" (a full year: its fourth quarter)."""
+    match = _HEADLINE_QUARTER_RE.search(head)
+    if match:
+        word = (match.group("q1") or match.group("q2") or "").lower()
+        year = match.group("y1") or match.group("y2")
+        return _QUARTER_WORDS.get(word[:3] if word[0].isalpha() else word), int(year) if year else None
+    match = _HEADLINE_YEAR_RE.search(head)
+    if match:
+        return 4, int(match.group(1))
+    return None, None
+
+
+def _company_of_release(cover: str) -> str:
+    """The company a release is from: the name before its ticker ("PepsiCo, Inc. (NASDAQ: PEP)"), else the
+    name in the headline ("Amcor reports fiscal 2023 results")."""
+    match = _TICKER_RE.search(cover[: _RELEASE_HEAD_CHARS * 2])
+    if match:
+        name = re.split(r"\s[–—-]\s|\)\s|\n", match.group(1))[-1].strip(" ,–—-")
+        if _plausible_name(name):
+            return name
+    match = _HEADLINE_COMPANY_RE.search(cover[:_RELEASE_HEAD_CHARS])
+    if match is None:
+        return ""
+    short = match.group(1).strip()
+    # The headline's short name ("Amcor") in full where the release writes it so ("Amcor plc").
+    for full in _NAME_IN_PROSE.finditer(cover):
+        name = " ".join(full.group(0).split())
+        if name.startswith(short + " ") and len(name) <= len(short) + 14:
+            return name
+    return short
 
 
 #: A 52/53-week year that ends on the weekend nearest December 31 can end in the first days of January.

@@ -8,7 +8,7 @@ from core.ingest.document import ParsedFiling, assemble
 from core.ingest.errors import IngestError
 from core.ingest.loaders import load_html, load_pdf, load_txt
 from core.ingest.loaders.txt import decode_text
-from core.ingest.metadata import detect_metadata, xbrl_cover_facts
+from core.ingest.metadata import detect_metadata, is_earnings_release, xbrl_cover_facts
 from core.ingest.sections import match_item_heading
 from core.models import SourceType
 
@@ -54,7 +54,9 @@ def parse_filing(data: bytes, source_type: SourceType) -> ParsedFiling:
         company=meta.company,
         form=meta.form,
         fiscal_year=meta.fiscal_year,
+        fiscal_quarter=meta.fiscal_quarter,
         period_end=meta.period_end,
+        event_items=meta.event_items,
         warnings=warnings,
     )
 
@@ -62,8 +64,10 @@ def parse_filing(data: bytes, source_type: SourceType) -> ParsedFiling:
 def looks_like_filing(text: str) -> bool:
     """The one rule for web pages and text files (PDFs are judged by their pages instead): a line that
     starts with a 10-K Item heading, or at least a page of text that names the SEC, a form or an annual
-    report near its start. Linear in the text: only lines that start with "Item" are looked at closely."""
+    report near its start, or opens the way an earnings release does. Linear in the text: only lines that start with "Item" are looked at closely."""
     for line in _ITEM_LINE.finditer(text):
         if match_item_heading(line.group(1)):
             return True
-    return len(text) >= _MIN_FILING_CHARS and bool(_FILING_WORDS.search(text[:20000]))
+    if len(text) < _MIN_FILING_CHARS:
+        return False
+    return bool(_FILING_WORDS.search(text[:20000])) or is_earnings_release(text)

@@ -56,7 +56,10 @@ def filing_id_for(data: bytes) -> str:
 #:    and its column header; more table periods read (category columns, a table's stated date, schedules).
 #: 8: a primary statement's row is embedded by its label (its section heading is not what it is).
 #: 9: a primary statement continued on the next page without its period header keeps the page before's periods.
-INDEX_VERSION = 9
+#: 10: 10-Qs, 8-Ks and earnings releases are read as what they are: their own sections (a 10-Q's Parts and
+#:     Items, an 8-K's Items and furnished exhibit, a release's highlights, outlook, statements and non-GAAP
+#:     reconciliations), fiscal quarter and period end from the company's own fiscal calendar.
+INDEX_VERSION = 10
 
 
 class _Progress:
@@ -167,6 +170,9 @@ def _prepare(
         company=parsed.company or UNKNOWN_COMPANY,
         form=parsed.form or "10-K",
         fiscal_year=parsed.fiscal_year,
+        fiscal_quarter=parsed.fiscal_quarter,
+        period_end=parsed.period_end,
+        event_items=parsed.event_items,
         source_type=source_type,
         pages=parsed.pages,
         chunks=len(chunks),

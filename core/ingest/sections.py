@@ -1,4 +1,6 @@
-"""Find the 10-K Items (and Parts) of a parsed filing, skipping the table of contents."""
+"""Find a filing's sections, skipping the table of contents: a 10-K's Items (and Parts), a 10-Q's Parts and
+Items, an 8-K's Items and the exhibit it furnishes, an earnings release's highlights, outlook, statements
+and non-GAAP reconciliations."""
 
 from __future__ import annotations
 
@@ -7,7 +9,13 @@ import re
 from dataclasses import dataclass
 
 from core.ingest.document import Block, ParsedFiling, Section
-from core.models import FRONT_MATTER, ITEM_TITLES, UNSECTIONED
+from core.models import (
+    CURRENT_REPORT_SECTION_TITLES,
+    FRONT_MATTER,
+    ITEM_TITLES,
+    QUARTERLY_SECTION_TITLES,
+    UNSECTIONED,
+)
 
 ITEM_ORDER: dict[str, int] = {key: index for index, key in enumerate(ITEM_TITLES)}
 
@@ -21,12 +29,18 @@ _ALT_TITLES: dict[str, tuple[str, ...]] = {
     "Item 9A": ("Controls and Procedures",),
     "Item 10": ("Directors and Executive Officers of the Registrant",),
     "Item 15": ("Exhibits, Financial Statement Schedules", "Exhibits"),
+    "Part I Item 1": ("Condensed Consolidated Financial Statements", "Consolidated Financial Statements"),
+    "Part I Item 2": ("MD&A",),
+    "Part II Item 1A": ("Risk Factors",),
+    "Part II Item 2": ("Unregistered Sales of Equity Securities", "Issuer Purchases of Equity Securities"),
+    "Part II Item 4": ("Removed and Reserved", "Reserved", "Not applicable"),
+    "Exhibit 99": ("Press Release",),
 }
 
 # Headings are the one place an Item number may be printed with a space before its letter ("Item 1 A"),
 # so this pattern spells the number itself instead of using models.ITEM_NUMBER.
 _ITEM_RE = re.compile(
-    r"^\s*items?\s*(\d{1,2})\s?([a-c])?(?![\w])"  # "Item 7", "ITEM 1A", "Items 1"
+    r"^\s*items?\s*(\d{1,2}(?:\.\d{2})?)\s?([a-c])?(?![\w])"  # "Item 7", "ITEM 1A", "Items 1", "Item 2.02"
     r"(?:\s*(?:and|&|,|through|to|-|–)\s*(?:items?\s*)?\d{1,2}[a-c]?(?![\w]))?"  # "Items 1 and 2"
     r"\s*(?:[.:\-–—]\s*)?"
     r"(.*)$",
@@ -57,8 +71,49 @@ def _title_length(item: str) -> int:
     return max(len(title) for title in _titles_for(item))
 
 
+_ALL_TITLES: dict[str, str] = {**ITEM_TITLES, **QUARTERLY_SECTION_TITLES, **CURRENT_REPORT_SECTION_TITLES}
+
+
 def _titles_for(item: str) -> tuple[str, ...]:
-    return (ITEM_TITLES[item], *_ALT_TITLES.get(item, ()))
+    return (_ALL_TITLES[item], *_ALT_TITLES.get(item, ()))
+
+
+@dataclass(frozen=True, slots=True)
+class _Schema:
+    """A form's sections: their keys in filing order, how an Item number names them, and the keys a table
+    of contents spans (a dense run of headings reaching from the first to the second is a contents list)."""
+
+    order: dict[str, int]
+    toc_span: tuple[str, str]
+    quarterly: bool = False
+
+    def keys(self, number: str) -> list[str]:
+        """The section keys an "Item <number>" heading can start (a 10-Q's Item 1 is in Part I or II)."""
+        if self.quarterly:
+            return [k for k in (f"Part I Item {number}", f"Part II Item {number}") if k in self.order]
+        return [f"Item {number}"] if f"Item {number}" in self.order else []
+
+    def part_of(self, key: str) -> str | None:
+        if self.quarterly:
+            return key.rsplit(" Item", 1)[0]
+        return part_of(key) if key in ITEM_ORDER else None
+
+
+def _order(titles: dict[str, str]) -> dict[str, int]:
+    return {key: index for index, key in enumerate(titles)}
+
+
+ANNUAL = _Schema(ITEM_ORDER, ("Item 2", "Item 7"))
+QUARTERLY = _Schema(_order(QUARTERLY_SECTION_TITLES), ("Part I Item 2", "Part II Item 1"), quarterly=True)
+CURRENT_REPORT = _Schema(_order(CURRENT_REPORT_SECTION_TITLES), ("Item 2.02", "Item 9.01"))
+
+
+def schema_for(form: str) -> _Schema | None:
+    """The section schema of a form; None for an earnings release (its sections are found by heading)."""
+    form = form.removesuffix("/A")
+    return {"10-Q": QUARTERLY, "8-K": CURRENT_REPORT}.get(
+        form, None if form == "Earnings release" else ANNUAL
+    )
 
 
 def title_matches(item: str, text: str, *, complete: bool = False) -> bool:
@@ -100,26 +155,42 @@ class ItemHeading:
     page_number_after: bool  # rest ends with a page number, as table-of-contents lines do
 
 
-def match_item_heading(line: str) -> ItemHeading | None:
-    """Recognise "Item 7. Management's Discussion…", "ITEM 1A:", "Items 1 and 2." at the start of a line."""
+def match_item_heading(line: str, schema: _Schema | None = None) -> ItemHeading | None:
+    """Recognise "Item 7. Management's Discussion…", "ITEM 1A:", "Items 1 and 2.", "Item 2.02" at the start of
+    a line; without a schema, an Item of a 10-K or an 8-K."""
+    headings = item_headings(line, schema)
+    return headings[0] if headings else None
+
+
+def item_headings(line: str, schema: _Schema | None = None) -> list[ItemHeading]:
+    """Every section an Item heading can start under the schema (one, except an untitled 10-Q Item that
+    may be in Part I or Part II); a heading whose title names one of them starts only that one."""
     match = _ITEM_RE.match(line)
     if match is None:
-        return None
-    item = f"Item {int(match.group(1))}{(match.group(2) or '').upper()}"
-    if item not in ITEM_ORDER:
-        return None
+        return []
+    number = match.group(1)
+    number = number if "." in number else str(int(number))
+    number += (match.group(2) or "").upper()
+    keys = schema.keys(number) if schema is not None else ANNUAL.keys(number) or CURRENT_REPORT.keys(number)
+    if not keys:
+        return []
     rest = " ".join(match.group(3).split())
     if rest[:1] in {",", ")", "(", "’", "'"} or rest.lower().startswith(("of ", "in ", "and ", "to ")):
-        return None  # "Item 7, Management's…", "Item 7 of this report": running text
+        return []  # "Item 7, Management's…", "Item 7 of this report": running text
     stripped = _TRAILING_PAGE_RE.sub("", rest) if rest else rest
     page_after = bool(rest) and stripped != rest and bool(_letters(stripped))
-    titled = bool(stripped) and title_matches(item, stripped)
-    if titled and len(stripped) > _title_length(item) + 8 and _CITATION_TAIL.search(stripped):
-        return None  # "Item 1A. Risk Factors—Pricing section in this Form 10-K": a citation, not a heading
-    # An unknown title is accepted only when it looks like a heading, not a sentence.
-    if rest and not titled and (len(rest) > 90 or rest[:1].islower() or rest.endswith((",", ";"))):
-        return None
-    return ItemHeading(item, stripped, titled, page_after)
+    found: list[ItemHeading] = []
+    for item in keys:
+        titled = bool(stripped) and title_matches(item, stripped)
+        if titled and len(stripped) > _title_length(item) + 8 and _CITATION_TAIL.search(stripped):
+            continue  # "Item 1A. Risk Factors—Pricing section in this Form 10-K": a citation, not a heading
+        # An unknown title is accepted only when it looks like a heading, not a sentence.
+        if rest and not titled and (len(rest) > 90 or rest[:1].islower() or rest.endswith((",", ";"))):
+            continue
+        found.append(ItemHeading(item, stripped, titled, page_after))
+    if any(h.titled for h in found):
+        found = [h for h in found if h.titled]
+    return found
 
 
 def match_part_heading(line: str) -> str | None:
@@ -158,35 +229,44 @@ def _first_line(text: str) -> str:
     return text.split("\n", 1)[0]
 
 
-def _candidates(blocks: list[Block]) -> list[_Candidate]:
+_EXHIBIT_RE = re.compile(r"^\s*(?:exhibit|ex-)\s*99(?:\.\d{1,2})?(?![\d.]\d)", re.IGNORECASE)
+
+
+def _candidates(blocks: list[Block], schema: _Schema = ANNUAL) -> list[_Candidate]:
     found: list[_Candidate] = []
     for index, block in enumerate(blocks):
         if block.kind == "table":
             continue
         first = _first_line(block.text)
-        heading = match_item_heading(first)
-        if heading is None:
+        if schema is CURRENT_REPORT and _EXHIBIT_RE.match(first):
+            found.append(_Candidate(index, "Exhibit 99", first.strip()[:120], 1.0, block.char_start))
             continue
-        title = heading.rest
-        weight = 1.0 if heading.titled else 0.6
-        if not heading.rest:
-            # Title on the next line or block ("Item 7." / "Management's Discussion…").
-            following = block.text.split("\n", 1)[1] if "\n" in block.text else ""
-            if not following and index + 1 < len(blocks):
-                following = _first_line(blocks[index + 1].text)
-            if following and title_matches(heading.item, following):
-                title, weight = " ".join(following.split())[:120], 1.0
-                if _TRAILING_PAGE_RE.search(following) and not following.rstrip().endswith("."):
-                    weight -= 0.5  # "Risk Factors 15": a contents line
-            else:
-                weight = 0.5
-        if heading.page_number_after:
-            weight -= 0.5  # "Risk Factors ..... 12" is a table-of-contents line
-        found.append(_Candidate(index, heading.item, title, weight, block.char_start))
+        for heading in item_headings(first, schema):
+            found.append(_candidate(blocks, index, heading))
     return found
 
 
-def _toc_like(cands: list[_Candidate], blocks: list[Block], text_len: int) -> list[bool]:
+def _candidate(blocks: list[Block], index: int, heading: ItemHeading) -> _Candidate:
+    block = blocks[index]
+    title = heading.rest
+    weight = 1.0 if heading.titled else 0.6
+    if not heading.rest:
+        # Title on the next line or block ("Item 7." / "Management's Discussion…").
+        following = block.text.split("\n", 1)[1] if "\n" in block.text else ""
+        if not following and index + 1 < len(blocks):
+            following = _first_line(blocks[index + 1].text)
+        if following and title_matches(heading.item, following):
+            title, weight = " ".join(following.split())[:120], 1.0
+            if _TRAILING_PAGE_RE.search(following) and not following.rstrip().endswith("."):
+                weight -= 0.5  # "Risk Factors 15": a contents line
+        else:
+            weight = 0.5
+    if heading.page_number_after:
+        weight -= 0.5  # "Risk Factors ..... 12" is a table-of-contents line
+    return _Candidate(index, heading.item, title, weight, block.char_start)
+
+
+def _toc_like(cands: list[_Candidate], schema: _Schema = ANNUAL) -> list[bool]:
     """Mark candidates that sit in a dense run of different Items: a table of contents or index."""
     flags = [False] * len(cands)
     window = 2500  # characters; a contents page lists a dozen Items in less than this
@@ -196,13 +276,14 @@ def _toc_like(cands: list[_Candidate], blocks: list[Block], text_len: int) -> li
             continue
         # A run of short real Items (Part III "incorporated by reference") is dense too, but a contents list
         # spans from Part I Items to Part II+ Items within the window.
-        orders = [ITEM_ORDER[c.item] for c in cands if abs(c.char_start - cand.char_start) <= window]
-        if min(orders) <= ITEM_ORDER["Item 2"] and max(orders) >= ITEM_ORDER["Item 7"]:
+        orders = [schema.order[c.item] for c in cands if abs(c.char_start - cand.char_start) <= window]
+        first, second = schema.toc_span
+        if min(orders) <= schema.order[first] and max(orders) >= schema.order[second]:
             flags[i] = True
     return flags
 
 
-def _choose(cands: list[_Candidate], flags: list[bool]) -> list[_Candidate]:
+def _choose(cands: list[_Candidate], flags: list[bool], schema: _Schema = ANNUAL) -> list[_Candidate]:
     """Heaviest chain of candidates in increasing Item order; ties go to the earliest body heading."""
     weights = [c.weight - (0.8 if flag else 0.0) for c, flag in zip(cands, flags, strict=True)]
     best: list[float] = []
@@ -210,7 +291,7 @@ def _choose(cands: list[_Candidate], flags: list[bool]) -> list[_Candidate]:
     for j, cand in enumerate(cands):
         score, prev = weights[j], -1
         for i in range(j):
-            if ITEM_ORDER[cands[i].item] < ITEM_ORDER[cand.item] and cands[i].block < cand.block:
+            if schema.order[cands[i].item] < schema.order[cand.item] and cands[i].block < cand.block:
                 candidate_score = best[i] + weights[j]
                 if candidate_score > score + 1e-9:
                     score, prev = candidate_score, i
@@ -241,15 +322,18 @@ def part_of(item: str) -> str:
 
 
 def split_sections(parsed: ParsedFiling) -> list[Section]:
-    """Cover the filing's blocks with Item sections, in order; text before Item 1 is front matter."""
+    """Cover the filing's blocks with its form's sections, in order; text before the first is front matter."""
     blocks = parsed.blocks
     if not blocks:
         return []
-    cands = _candidates(blocks)
+    schema = schema_for(parsed.form)
+    if schema is None:
+        return _release_sections(blocks)
+    cands = _candidates(blocks, schema)
     if len(cands) > _MAX_CANDIDATES:
         # The choice below is quadratic; a document with thousands of "Item" lines keeps only titled ones.
         cands = [c for c in cands if c.weight >= 1.0][:_MAX_CANDIDATES]
-    chain = _choose(cands, _toc_like(cands, blocks, len(parsed.text)))
+    chain = _choose(cands, _toc_like(cands, schema), schema)
     sections: list[Section] = []
     starts: list[tuple[int, _Candidate]] = []
     for cand in chain:
@@ -271,8 +355,45 @@ def split_sections(parsed: ParsedFiling) -> list[Section]:
     for k, (start, cand) in enumerate(starts):
         end = starts[k + 1][0] if k + 1 < len(starts) else len(blocks)
         title = _display_title(cand.item, cand.title)
-        sections.append(Section(cand.item, title, part_of(cand.item), start, end))
-    return _split_off_signatures(blocks, _relocate_statements(blocks, sections))
+        sections.append(Section(cand.item, title, schema.part_of(cand.item), start, end))
+    if schema is ANNUAL:
+        sections = _relocate_statements(blocks, sections)
+    return sections if schema is CURRENT_REPORT else _split_off_signatures(blocks, sections)
+
+
+#: An earnings release's headings, by the section they start.
+_RELEASE_HEADINGS: list[tuple[str, re.Pattern[str]]] = [
+    ("Forward-looking", re.compile(r"^(?:cautionary\b.{0,40}|forward[- ]looking\s+statements?\b)", re.I)),
+    ("Non-GAAP", re.compile(r"^.{0,60}\b(?:non-gaap|reconciliations?\s+of)\b", re.I)),
+    (
+        "Statements",
+        re.compile(
+            r"^(?:\S+\s+){0,6}?(?:unaudited\s+)?(?:condensed\s+)?consolidated\s+"
+            r"(?:statements?\s+of|balance\s+sheets?)",
+            re.I,
+        ),
+    ),
+    ("Outlook", re.compile(r"^(?:\S+\s+){0,4}?(?:outlook|guidance)\b", re.I)),
+]
+_RELEASE_HEADING_CHARS = 120
+#: A footnote ("1 Non-GAAP financial measure; …") or a sentence is not a heading.
+_NOT_A_HEADING = re.compile(r"^\d+\s|.*[;,.]$")
+
+
+def _release_sections(blocks: list[Block]) -> list[Section]:
+    """An earnings release: its opening (headline, highlights, results) up to the first heading of another
+    part, then each part from its heading to the next one of another kind."""
+    sections = [Section("Highlights", "Highlights and results", None, 0, len(blocks))]
+    for index, block in enumerate(blocks):
+        first = _first_line(block.text).strip()
+        if block.kind == "table" or len(first) > _RELEASE_HEADING_CHARS or _NOT_A_HEADING.match(first):
+            continue
+        kind = next((key for key, pattern in _RELEASE_HEADINGS if pattern.match(first)), None)
+        if kind is None or kind == sections[-1].item:
+            continue
+        sections[-1].end_block = index
+        sections.append(Section(kind, _clean_title(first) or kind, None, index, len(blocks)))
+    return [s for s in sections if s.end_block > s.start_block]
 
 
 _STATEMENTS_START = re.compile(
@@ -341,7 +462,7 @@ def _display_title(item: str, raw: str) -> str:
     """The heading's own title, or the known title when extraction ran the heading into the body text."""
     title = _clean_title(raw)
     if not title:
-        return ITEM_TITLES[item]
+        return _ALL_TITLES[item]
     got = _letters(title)
     for known in _titles_for(item):
         # "Business This Annual Report on Form 10-K ..." starts with the whole known title and goes on;

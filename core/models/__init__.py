@@ -29,8 +29,11 @@ from core.models.facts import (
     TableKind,
 )
 from core.models.filings import (
+    CURRENT_REPORT_SECTION_TITLES,
     FRONT_MATTER,
     ITEM_TITLES,
+    QUARTERLY_SECTION_TITLES,
+    RELEASE_SECTION_TITLES,
     UNKNOWN_COMPANY,
     UNSECTIONED,
     Chunk,
@@ -38,8 +41,13 @@ from core.models.filings import (
     IngestProgress,
     IngestResult,
     SourceType,
+    annual_item,
+    filing_label,
     item_label,
+    period_label,
+    section_in_form,
     section_rank,
+    section_titles,
     utc_now,
 )
 from core.models.records import (
@@ -91,6 +99,7 @@ from core.text.items import ITEM_NUMBER
 
 __all__ = [
     "ANCHOR_TOP_N",
+    "CURRENT_REPORT_SECTION_TITLES",
     "EVAL_SYSTEMS",
     "EVIDENCE_ID_PATTERN",
     "EVIDENCE_ID_RE",
@@ -98,6 +107,8 @@ __all__ = [
     "GRAPH_NODES",
     "ITEM_NUMBER",
     "ITEM_TITLES",
+    "QUARTERLY_SECTION_TITLES",
+    "RELEASE_SECTION_TITLES",
     "STEP_NODES",
     "STRATEGIES",
     "STRATEGY_CHOICES",
@@ -157,9 +168,14 @@ __all__ = [
     "TableKind",
     "TokenUsage",
     "Tool",
+    "annual_item",
     "check_strategy",
     "evidence_id",
+    "filing_label",
     "item_label",
+    "period_label",
+    "section_in_form",
     "section_rank",
+    "section_titles",
     "utc_now",
 ]

@@ -49,12 +49,112 @@ FRONT_MATTER = "Front matter"
 UNSECTIONED = "Other"
 
 
+#: A 10-Q's Parts and Items, in filing order, with their standard titles. Item numbers restart in Part II,
+#: so a 10-Q's section is named with its Part.
+QUARTERLY_SECTION_TITLES: dict[str, str] = {
+    "Part I Item 1": "Financial Statements",
+    "Part I Item 2": "Management's Discussion and Analysis of Financial Condition and Results of Operations",
+    "Part I Item 3": "Quantitative and Qualitative Disclosures About Market Risk",
+    "Part I Item 4": "Controls and Procedures",
+    "Part II Item 1": "Legal Proceedings",
+    "Part II Item 1A": "Risk Factors",
+    "Part II Item 2": "Unregistered Sales of Equity Securities and Use of Proceeds",
+    "Part II Item 3": "Defaults Upon Senior Securities",
+    "Part II Item 4": "Mine Safety Disclosures",
+    "Part II Item 5": "Other Information",
+    "Part II Item 6": "Exhibits",
+}
+#: An 8-K's Items (the ones companies file most), in number order, then the exhibits it furnishes.
+CURRENT_REPORT_SECTION_TITLES: dict[str, str] = {
+    "Item 1.01": "Entry into a Material Definitive Agreement",
+    "Item 1.02": "Termination of a Material Definitive Agreement",
+    "Item 2.01": "Completion of Acquisition or Disposition of Assets",
+    "Item 2.02": "Results of Operations and Financial Condition",
+    "Item 2.03": "Creation of a Direct Financial Obligation",
+    "Item 2.05": "Costs Associated with Exit or Disposal Activities",
+    "Item 2.06": "Material Impairments",
+    "Item 3.01": "Notice of Delisting or Failure to Satisfy a Continued Listing Rule",
+    "Item 3.02": "Unregistered Sales of Equity Securities",
+    "Item 3.03": "Material Modification to Rights of Security Holders",
+    "Item 4.01": "Changes in Registrant's Certifying Accountant",
+    "Item 4.02": "Non-Reliance on Previously Issued Financial Statements",
+    "Item 5.01": "Changes in Control of Registrant",
+    "Item 5.02": "Departure of Directors or Certain Officers; Election of Directors; Appointment of Certain Officers",
+    "Item 5.03": "Amendments to Articles of Incorporation or Bylaws; Change in Fiscal Year",
+    "Item 5.07": "Submission of Matters to a Vote of Security Holders",
+    "Item 7.01": "Regulation FD Disclosure",
+    "Item 8.01": "Other Events",
+    "Item 9.01": "Financial Statements and Exhibits",
+    "Exhibit 99": "Press release and other exhibits",
+}
+#: An earnings release's parts, as its headings name them.
+RELEASE_SECTION_TITLES: dict[str, str] = {
+    "Highlights": "Highlights and results",
+    "Outlook": "Outlook and guidance",
+    "Statements": "Financial statements",
+    "Non-GAAP": "Non-GAAP reconciliations",
+    "Forward-looking": "Forward-looking statements",
+}
+#: The sections each form has, by the form's name (10-K/A and 20-F/40-F are read with the 10-K's Items).
+SECTION_TITLES_BY_FORM: dict[str, dict[str, str]] = {
+    "10-K": ITEM_TITLES,
+    "10-Q": QUARTERLY_SECTION_TITLES,
+    "8-K": CURRENT_REPORT_SECTION_TITLES,
+    "Earnings release": RELEASE_SECTION_TITLES,
+}
+#: Where another form keeps what a 10-K Item holds (the planner names topics by 10-K Item): results and
+#: statements, risk factors (in a 10-Q often only the changes since the 10-K), legal proceedings, buybacks.
+_ANNUAL_ITEM_IN_FORM: dict[str, dict[str, str]] = {
+    "10-Q": {
+        "Item 8": "Part I Item 1",
+        "Item 7": "Part I Item 2",
+        "Item 7A": "Part I Item 3",
+        "Item 9A": "Part I Item 4",
+        "Item 3": "Part II Item 1",
+        "Item 1A": "Part II Item 1A",
+        "Item 5": "Part II Item 2",
+        "Item 9B": "Part II Item 5",
+        "Item 15": "Part II Item 6",
+    },
+    "8-K": {"Item 8": "Exhibit 99", "Item 15": "Item 9.01"},
+    "Earnings release": {"Item 8": "Statements", "Item 7": "Highlights"},
+}
+
+
+def section_titles(form: str) -> dict[str, str]:
+    """The sections a filing of this form has, with their standard titles."""
+    return SECTION_TITLES_BY_FORM.get(form.removesuffix("/A"), ITEM_TITLES)
+
+
+def section_in_form(section: str, form: str) -> str | None:
+    """The section of a filing of this form that holds what `section` (a 10-K Item, or the form's own
+    section) holds; None when the form has no such section (then the whole filing is searched)."""
+    if section in section_titles(form):
+        return section
+    return _ANNUAL_ITEM_IN_FORM.get(form.removesuffix("/A"), {}).get(section)
+
+
+def annual_item(section: str) -> str | None:
+    """The 10-K Item a section of any form corresponds to ('Part I Item 2' -> 'Item 7'); None if none."""
+    if section in ITEM_TITLES:
+        return section
+    for items in _ANNUAL_ITEM_IN_FORM.values():
+        for item, own in items.items():
+            if own == section and item != "Item 15":
+                return item
+    return None
+
+
+_SECTION_ORDER: list[str] = list(
+    dict.fromkeys(key for titles in SECTION_TITLES_BY_FORM.values() for key in titles)
+)
+
+
 def section_rank(section: str) -> int:
-    """Sort key putting front matter first, Items in filing order, everything else last."""
+    """Sort key putting front matter first, Items (of any form) in filing order, everything else last."""
     if section == FRONT_MATTER:
         return -1
-    order = list(ITEM_TITLES)
-    return order.index(section) if section in order else len(order)
+    return _SECTION_ORDER.index(section) if section in _SECTION_ORDER else len(_SECTION_ORDER)
 
 
 def utc_now() -> datetime:
@@ -69,14 +169,46 @@ SourceType = Literal["pdf", "html", "txt"]
 UNKNOWN_COMPANY = "Unknown company"
 
 
+def period_label(
+    form: str, fiscal_year: int | None, fiscal_quarter: int | None = None, period_end: str | None = None
+) -> str:
+    """'FY2023' for an annual report, 'Q3 FY2022' for a quarter's, the event date for an 8-K."""
+    if form.startswith("8-K") and period_end:
+        return period_end
+    year = f"FY{fiscal_year}" if fiscal_year else ""
+    return f"Q{fiscal_quarter} {year}".strip() if fiscal_quarter else year
+
+
+def filing_label(
+    company: str,
+    form: str,
+    fiscal_year: int | None,
+    fiscal_quarter: int | None = None,
+    period_end: str | None = None,
+) -> str:
+    """'3M Company 10-K FY2018', 'Apple Inc. 10-Q Q3 FY2022': whose filing a passage comes from."""
+    return " ".join(
+        p for p in (company, form, period_label(form, fiscal_year, fiscal_quarter, period_end)) if p
+    )
+
+
 class Filing(BaseModel):
     """One ingested filing, identified by the sha256 of its bytes."""
 
     filing_id: str
     filename: str = Field(description="Original upload name; display only, never used as a path.")
     company: str
-    form: str = "10-K"
-    fiscal_year: int | None = None
+    form: str = Field(
+        default="10-K", description="10-K, 10-K/A, 10-Q, 8-K, 20-F, 40-F or 'Earnings release'."
+    )
+    fiscal_year: int | None = Field(
+        default=None, description="As the company names it; an 8-K: its event's year."
+    )
+    fiscal_quarter: int | None = Field(default=None, description="1-4 for a quarter's report or release.")
+    period_end: str | None = Field(
+        default=None, description="ISO date the period ends; an 8-K: its event date."
+    )
+    event_items: list[str] = Field(default_factory=list, description="An 8-K's Items, e.g. ['2.02', '9.01'].")
     source_type: SourceType
     pages: int
     chunks: int
@@ -92,9 +224,13 @@ class Filing(BaseModel):
 
     @property
     def label(self) -> str:
-        """Short human label, e.g. 'NVIDIA Corp 10-K FY2023'."""
-        year = f" FY{self.fiscal_year}" if self.fiscal_year else ""
-        return f"{self.company} {self.form}{year}"
+        """Short human label, e.g. 'NVIDIA Corp 10-K FY2023', 'Apple Inc. 10-Q Q3 FY2022'."""
+        return filing_label(self.company, self.form, self.fiscal_year, self.fiscal_quarter, self.period_end)
+
+    @property
+    def period(self) -> str:
+        """The period the filing covers, as an analyst says it: 'FY2023', 'Q3 FY2022', '8-K of 2022-08-19'."""
+        return period_label(self.form, self.fiscal_year, self.fiscal_quarter, self.period_end)
 
 
 class Chunk(BaseModel):

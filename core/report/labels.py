@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from core.models import ITEM_TITLES, Citation, Evidence, RunRecord
+from core.models import (
+    FRONT_MATTER,
+    ITEM_TITLES,
+    UNSECTIONED,
+    Citation,
+    Evidence,
+    Filing,
+    RunRecord,
+    section_rank,
+)
 from core.report.answer_markup import Run, one_line
 
 REPORT_TITLE = "Research report"
@@ -122,3 +131,23 @@ def reference_runs(citation: Citation) -> list[Run]:
     if citation.chunk_id:
         runs.append(Run(f" (chunk {citation.chunk_id})"))
     return runs
+
+
+def library_row(filing: Filing) -> dict[str, object]:
+    """A filing as the Library's table shows it: whose, which form and period, and which sections were found
+    (a 10-K's Items, a 10-Q's Parts and Items, an 8-K's Items, a release's parts), in filing order."""
+    found = sorted((s for s in filing.sections if s not in (FRONT_MATTER, UNSECTIONED)), key=section_rank)
+    return {
+        "Company": filing.company,
+        "Form": filing.form,
+        "Period": filing.period,
+        "Period end": filing.period_end or "",
+        "8-K Items": ", ".join(filing.event_items),
+        "Pages": filing.pages,
+        "Passages": filing.chunks,
+        "Sections found": len(found),
+        "Sections": ", ".join(found),
+        "File": filing.filename,
+        "Ingested": filing.ingested_at.strftime("%Y-%m-%d %H:%M"),
+        "Filing id": filing.filing_id[:12],
+    }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.index.catalog import Catalog
+from core.models import section_in_form
 
 #: (filing ids or None for every filing, section or None for every section)
 ScopePart = tuple[list[str] | None, str | None]
@@ -33,7 +34,9 @@ def resolve_scope(catalog: Catalog, filings: list[str] | None, section: str | No
     targets = [f for f in filings if f in known] if filings else list(known)
     if not targets:
         return SearchScope(parts=[(filings, section)])
-    counts = {fid: known[fid].sections.get(section, 0) for fid in targets}
+    # Each filing's own name for the section: a 10-K's Item 7 is a 10-Q's Part I Item 2.
+    own = {fid: section_in_form(section, known[fid].form) for fid in targets}
+    counts = {fid: known[fid].sections.get(own[fid], 0) if own[fid] else 0 for fid in targets}
     with_section = [fid for fid in targets if counts[fid] > 0]
     without = [fid for fid in targets if counts[fid] == 0]
     scope = SearchScope(parts=[])
@@ -45,8 +48,14 @@ def resolve_scope(catalog: Catalog, filings: list[str] | None, section: str | No
             f"detected), so the whole filing{'s were' if len(targets) > 1 else ' was'} searched instead."
         )
         return scope
-    # When every target has the Item, keep the caller's filter (None = all filings, no long id list).
-    scope.parts.append((with_section, section) if without else (filings, section))
+    by_name: dict[str, list[str]] = {}
+    for fid in with_section:
+        by_name.setdefault(own[fid] or section, []).append(fid)
+    if not without and list(by_name) == [section]:
+        # Every target has the Item under its name: keep the caller's filter (None = all filings).
+        scope.parts.append((filings, section))
+    else:
+        scope.parts.extend((ids, name) for name, ids in by_name.items())
     if without:
         scope.parts.append((without, None))
         scope.widened = True

@@ -14,7 +14,7 @@ from core.report.charts import (
 )
 from core.report.evidence_graph import evidence_graph_html
 from core.report.export import EXPORT_MIME, ExportFormat, export_filename, export_report
-from core.report.labels import citation_place, safe_url
+from core.report.labels import citation_place, library_row, safe_url
 from core.report.outline import compose_report
 from core.report.render import HtmlWriter, answer_html
 from core.text.escape import escape_html, escape_markdown
@@ -36,6 +36,7 @@ __all__ = [
     "evidence_graph_html",
     "export_filename",
     "export_report",
+    "library_row",
     "node_timing_figure",
     "rerank_score_figure",
     "safe_url",

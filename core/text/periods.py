@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_MONTHS = (
+#: A month name or its abbreviation, as a pattern.
+MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 )
@@ -41,7 +42,7 @@ _TIME_RES = [
         rf"\bQ[1-4]\s*(?:of\s+)?(?:FY\s?|fiscal\s+)?'?(?P<y>{YEAR}|\d{{2}})\b",
         rf"\bFY\s?'?(?P<y>{YEAR}|\d{{2}})(?:\s?Q[1-4])?\b",
         rf"\bfiscal(?:\s+year)?\s+'?(?P<y>{YEAR}|\d{{2}})\b",
-        rf"\b{_MONTHS}\s+\d{{1,2}},?\s+(?P<y>{YEAR})\b",
+        rf"\b{MONTHS}\s+\d{{1,2}},?\s+(?P<y>{YEAR})\b",
         rf"\b(?:first|second|third|fourth)\s+quarter(?:\s+of)?(?:\s+fiscal)?(?:\s+(?P<y>{YEAR}))?\b",
         r"\b(?:latest|most recent|recent|current|last|prior|previous)\s+(?:fiscal\s+)?"
         r"(?:year|quarter|period)\b",
@@ -68,7 +69,7 @@ def find_time_expressions(text: str) -> tuple[list[str], list[int]]:
     return list(dict.fromkeys(s for _, _, s in spans)), sorted(years)
 
 
-_DATE_RE = re.compile(rf"\b{_MONTHS}\s+\d{{1,2}},?\s+({YEAR})\b", re.I)
+_DATE_RE = re.compile(rf"\b{MONTHS}\s+\d{{1,2}},?\s+({YEAR})\b", re.I)
 
 
 def date_year(text: str) -> int | None:
@@ -78,7 +79,7 @@ def date_year(text: str) -> int | None:
 
 
 # A date a table is stated at or for: "as of September 30, 2023", "at December 31, 2023", "year ended ...".
-_AS_OF_RE = re.compile(rf"\b(?:as of|at|ended|ending)\s+{_MONTHS}\s+\d{{1,2}},?\s+({YEAR})\b", re.I)
+_AS_OF_RE = re.compile(rf"\b(?:as of|at|ended|ending)\s+{MONTHS}\s+\d{{1,2}},?\s+({YEAR})\b", re.I)
 
 
 def as_of_years(text: str) -> list[int]:
@@ -94,7 +95,7 @@ def as_of_years(text: str) -> list[int]:
 # Carrying Amount", "Year Ended January 29, 2023"; "Notes due 2025" names a year but is not a period.
 _LEADING_PERIOD_RE = re.compile(
     rf"^(?:(?:fiscal\s+)?(?:years?\s+)?(?:ended|ending)\s+|as\s+of\s+|at\s+|fiscal\s+(?:year\s+)?|FY\s?)?"
-    rf"(?:{_MONTHS}\s+\d{{1,2}},?\s+)?({YEAR})\b",
+    rf"(?:{MONTHS}\s+\d{{1,2}},?\s+)?({YEAR})\b",
     re.I,
 )
 
@@ -108,7 +109,7 @@ def column_year(cell: str) -> int | None:
 
 _PERIOD_WORDS_RE = re.compile(
     rf"(?:\b(?:fiscal\s+)?(?:years?|quarters?|(?:three|six|nine|twelve)\s+months)\s+(?:ended|ending)\b|\bas\s+of\b"
-    rf"|\bat\b|\bfiscal\b)?\s*(?:{_MONTHS}\s+\d{{1,2}},?\s+)?{YEAR}\b",
+    rf"|\bat\b|\bfiscal\b)?\s*(?:{MONTHS}\s+\d{{1,2}},?\s+)?{YEAR}\b",
     re.I,
 )
 
@@ -129,11 +130,11 @@ class ColumnHeader:
 
 
 # A header is years, optionally inside dates ("December 31, 2019"), separated only by filler words.
-_HEADER_YEAR_RE = re.compile(rf"(?:{_MONTHS}\s+\d{{1,2}},?\s*)?(?<![\d,.$])({YEAR})(?![\d,.]\d)", re.I)
+_HEADER_YEAR_RE = re.compile(rf"(?:{MONTHS}\s+\d{{1,2}},?\s*)?(?<![\d,.$])({YEAR})(?![\d,.]\d)", re.I)
 _FILLER_RE = re.compile(
     rf"^(?:\s|,|\(|\)|:|—|–|-|\bat\b|\bas of\b|\band\b|\bfiscal\b|\byears?\b|\bended\b|\bending\b|\bfor the\b"
     rf"|\bthe\b|\bof\b|\bperiods?\b|\bquarters?\b|\bmonths?\b|\btwelve\b|\bthree\b|\bsix\b|\bnine\b|\bweeks?\b"
-    rf"|\b52\b|\b53\b|\bfy\b|{_MONTHS}|\b\d{{1,2}}\b)*$",
+    rf"|\b52\b|\b53\b|\bfy\b|{MONTHS}|\b\d{{1,2}}\b)*$",
     re.I,
 )
 

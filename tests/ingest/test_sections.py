@@ -211,3 +211,67 @@ def test_title_run_into_body_text_is_cut_back_to_the_known_title():
     assert _display_title("Item 2", "Propertie s") == "Properties"
     assert _display_title("Item 1A", "Ris k Factors") == "Risk Factors"
     assert _display_title("Item 7", "") == ITEM_TITLES["Item 7"]
+
+
+def _sections_of(text: str) -> list[tuple[str, str | None]]:
+    parsed = parse_filing(text.encode(), "txt")
+    return [(s.item, s.part) for s in split_sections(parsed)]
+
+
+_BODY = "The company discussed this topic at length in this part of the report. " * 12
+
+
+def test_quarterly_report_parts_and_items():
+    contents = (
+        "PART I. FINANCIAL INFORMATION\nItem 1. Financial Statements 3\nItem 2. Management's Discussion and "
+        "Analysis of Financial Condition and Results of Operations 15\nItem 3. Quantitative and Qualitative "
+        "Disclosures About Market Risk 22\nItem 4. Controls and Procedures 22\nPART II. OTHER INFORMATION\n"
+        "Item 1. Legal Proceedings 23\nItem 1A. Risk Factors 23\nItem 6. Exhibits 25\n"
+    )
+    body = "".join(
+        f"\n{heading}\n{_BODY}\n"
+        for heading in (
+            "PART I — FINANCIAL INFORMATION", "Item 1. Financial Statements",
+            "Item 2. Management's Discussion and Analysis of Financial Condition and Results of Operations",
+            "Item 3. Quantitative and Qualitative Disclosures About Market Risk", "Item 4. Controls and Procedures",
+            "PART II — OTHER INFORMATION", "Item 1. Legal Proceedings", "Item 1A. Risk Factors", "Item 6. Exhibits",
+        )
+    )  # fmt: skip
+    text = (
+        "UNITED STATES SECURITIES AND EXCHANGE COMMISSION\nFORM 10-Q\nFor the quarterly period ended June 30, 2023"
+        f"\nAcme Corp\n(Exact name of registrant as specified in its charter)\n{contents}{body}"
+    )
+    found = [(item, part) for item, part in _sections_of(text) if item != FRONT_MATTER]
+    assert found == [
+        ("Part I Item 1", "Part I"), ("Part I Item 2", "Part I"), ("Part I Item 3", "Part I"),
+        ("Part I Item 4", "Part I"), ("Part II Item 1", "Part II"), ("Part II Item 1A", "Part II"),
+        ("Part II Item 6", "Part II"),
+    ]  # fmt: skip
+
+
+def test_current_report_items_and_furnished_release():
+    text = (
+        "UNITED STATES SECURITIES AND EXCHANGE COMMISSION\nFORM 8-K\nCURRENT REPORT\n"
+        "Date of Report (Date of earliest event reported): July 20, 2023\nAcme Corp\n(Exact name of registrant)\n"
+        f"Item 2.02 Results of Operations and Financial Condition.\n{_BODY}\n"
+        f"Item 9.01 Financial Statements and Exhibits.\n{_BODY}\nSIGNATURES\nAcme Corp\n"
+        # The furnished release starts on a page of its own.
+        f"\fExhibit 99.1\nAcme Reports Second-Quarter 2023 Results\n{_BODY}\n"
+    )
+    items = [item for item, _ in _sections_of(text)]
+    assert items == [FRONT_MATTER, "Item 2.02", "Item 9.01", "Exhibit 99"]
+
+
+def test_earnings_release_parts_found_by_their_headings():
+    headings = [
+        "Full-Year 2023 Guidance",
+        "Acme Corp and Subsidiaries Condensed Consolidated Statements of Earnings",
+        "Reconciliation of Non-GAAP Financial Measures",
+        "Cautionary Note Regarding Forward-Looking Statements",
+    ]
+    text = (
+        "Acme Reports Second-Quarter 2023 Results\nNEW YORK (July 20, 2023) – Acme Corp (NYSE: ACM) today "
+        f"announced results.\n{_BODY}\n\n" + "".join(f"{heading}\n\n{_BODY}\n\n" for heading in headings)
+    )
+    items = [item for item, _ in _sections_of(text)]
+    assert items == ["Highlights", "Outlook", "Statements", "Non-GAAP", "Forward-looking"]
