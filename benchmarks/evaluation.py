@@ -9,6 +9,8 @@ Usage:
     python benchmarks/evaluation.py --set sample    # the sample set only (about a minute)
     python benchmarks/evaluation.py --set figures   # our own sets: figures (50) and narrative (34) questions
                                                     # over the FY2021-FY2024 filings in ../shared
+    python benchmarks/evaluation.py --set docugami  # Docugami's 195 questions on 20 10-Qs (one filing, or a
+                                                    # company's four quarters, per question)
     python benchmarks/evaluation.py --limit 10      # a quick look
 
 Filings, the naive baseline's index and the evaluation runs are kept under benchmarks/.cache/<set>/ and
@@ -62,14 +64,16 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--set", choices=["financebench", "sample", "figures", "narrative", "both", "all"], default="both"
+        "--set",
+        choices=["financebench", "sample", "figures", "narrative", "docugami", "both", "all"],
+        default="both",
     )
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--resume", default=None, help="evaluation id to continue (one set only)")
     args = parser.parse_args()
     sets = {
         "both": ["sample", "financebench"],
-        "all": ["sample", "financebench", "figures", "narrative"],
+        "all": ["sample", "financebench", "figures", "narrative", "docugami"],
     }.get(args.set, [args.set])
     return max(run(s, args.limit, args.resume) for s in sets)
 

@@ -218,7 +218,7 @@ def _result_record(result: Any) -> dict:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate naive / one-search / deep on a question set; Markdown table on stdout, JSON to a file."""
     from core.evaluation.harness import EvalProgress, markdown_tables, summarise
-    from core.evaluation.questions import EvalSetError
+    from core.evaluation.questions import NAMED_SETS, EvalSetError
     from core.models import EVAL_SYSTEMS, EvalConfig
 
     bench = _workbench(args)
@@ -244,7 +244,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             config = EvalConfig(
                 eval_id=args.eval_id or "",
                 set_name=qset.name,
-                set_path=args.set if args.set not in ("financebench", "sample") else None,
+                set_path=args.set if args.set not in NAMED_SETS else None,
                 systems=systems,  # type: ignore[arg-type]
                 limit=args.limit,
                 qtype=args.type,
@@ -393,7 +393,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-route", action="store_true", help="search every filing even when the query names some"
     )
     evaluate = add("eval", cmd_eval, "evaluate naive, one-search and deep research on a question set")
-    evaluate.add_argument("--set", default="sample", help="financebench, sample, or a CSV/JSONL file")
+    evaluate.add_argument(
+        "--set", default="sample", help="sample, financebench, docugami, or a CSV/JSONL file"
+    )
     evaluate.add_argument("--limit", type=int, default=None, help="first N questions (after filters)")
     evaluate.add_argument("--type", default=None, help="only this question type")
     evaluate.add_argument("--filing", default=None, help="only questions about this filing (file name)")

@@ -14,6 +14,7 @@ from views.components.navigation import page_setup
 SETS = {
     "sample": "Sample filing (Northwind, 14 questions)",
     "financebench": "FinanceBench (10-K questions whose PDF is available)",
+    "docugami": "Docugami 10-Qs (questions on one or four quarterly reports, when the set is available)",
     "upload": "Your own question set (CSV or JSON Lines)",
 }
 SYSTEM_HELP = {

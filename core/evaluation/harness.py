@@ -1,5 +1,6 @@
-"""Run an evaluation: ingest the filings a question set needs, answer every question with every system,
-score each answer, store each result as it comes (so a crashed run resumes), and summarise."""
+"""Run an evaluation: ingest the filings a question set needs, answer every question with every system (its
+search scoped to all of the question's filings), score each answer, store each result as it comes (so a
+crashed run resumes), and summarise."""
 
 from __future__ import annotations
 
@@ -25,7 +26,14 @@ from core.models import EvalConfig, EvalQuestion, EvalResult, EvalRun, Filing
 
 log = logging.getLogger(__name__)
 
-BY_TYPE_METRICS = ["gold_evidence_hit", "number_match", "answer_correctness", "faithfulness"]
+BY_TYPE_METRICS = [
+    "gold_evidence_hit",
+    "document_coverage",
+    "number_match",
+    "answer_correctness",
+    "token_f1",
+    "faithfulness",
+]
 
 
 @dataclass
@@ -115,7 +123,7 @@ class Evaluator:
         """file name -> Filing for every filing the set needs, ingesting those not yet in the workspace."""
         report = on_progress or (lambda p: None)
         by_name = {f.filename.lower(): f for f in self.workspace.store.catalog.list_filings()}
-        needed = list(dict.fromkeys(q.filing for q in qset.questions))
+        needed = list(dict.fromkeys(name for q in qset.questions for name in q.filings))
         missing: list[str] = []
         for i, name in enumerate(needed, start=1):
             if name.lower() in by_name:
@@ -185,15 +193,18 @@ class Evaluator:
         done = {(r.qid, r.system) for r in run.results}
         judge = self._judge_deps() if run.config.judge == "llm" else None
         similarity = _similarity(self.workspace.store)
+        names = {f.filing_id: name for name, f in filings.items()}
         for question in run.questions:
-            filing = filings[question.filing]
+            scope = [filings[name] for name in question.filings]
             for system in run.config.systems:
                 if (question.qid, system) in done:
                     continue
                 report(EvalProgress(len(run.results), run.expected, f"{system}: {question.question[:80]}"))
-                output = _safe_run(systems, system, question, filing)
+                output = _safe_run(systems, system, question, scope)
                 chunk_text = _chunk_text(self.workspace.store, systems, output)
-                metrics = reference_metrics(question, output, chunk_text, filing.filing_id, similarity)
+                metrics = reference_metrics(
+                    question, output, chunk_text, filings[question.filing].filing_id, similarity, names
+                )
                 if judge is not None:
                     metrics += llm_metrics(question, output, judge)
                 result = EvalResult(
@@ -227,11 +238,11 @@ class Evaluator:
         return AgentDeps(settings=settings, chat_model=build_chat_model(settings))
 
 
-def _safe_run(systems: Systems, system: str, question: EvalQuestion, filing: Filing) -> Any:
+def _safe_run(systems: Systems, system: str, question: EvalQuestion, filings: list[Filing]) -> Any:
     from core.models import SystemAnswer
 
     try:
-        return systems.run(system, question.question, filing)
+        return systems.run(system, question.question, filings)
     except Exception as exc:
         log.exception("%s failed on %s", system, question.qid)
         error = failure_message(f"The {system} system", exc) + "."

@@ -32,6 +32,7 @@ from core.text.tokens import content_terms
 #: "reference" (against the ground truth, no LLM) or "llm" (core.evaluation.judge).
 TABLE_METRICS: list[tuple[str, str, str]] = [
     ("gold_evidence_hit", "reference", "gold evidence among the evidence"),
+    ("document_coverage", "reference", "cited documents among the evidence (multi-document questions)"),
     ("context_recall", "reference", "context recall"),
     ("context_precision", "reference", "context precision"),
     ("faithfulness", "reference", "faithfulness (claim support)"),
@@ -106,6 +107,18 @@ def evidence_found(question: EvalQuestion, contexts: list[EvalContext], filing_i
                 break
         found.append(hit)
     return found
+
+
+def document_coverage(
+    question: EvalQuestion, contexts: list[EvalContext], names: dict[str, str]
+) -> float | None:
+    """Share of the documents the reference cites (all the question's, when it cites none) that some
+    context comes from; `names` maps filing ids to file names. None for a question about one document."""
+    if len(question.filings) < 2:
+        return None
+    wanted = {n.lower() for n in question.cited_filings or question.filings}
+    covered = {names.get(c.filing_id, "").lower() for c in contexts}
+    return len(wanted & covered) / len(wanted)
 
 
 def context_precision(
@@ -281,8 +294,10 @@ def reference_metrics(
     chunk_text: dict[str, str],
     filing_id: str | None,
     similarity: Callable[[str, str], float] | None = None,
+    filing_names: dict[str, str] | None = None,
 ) -> list[MetricValue]:
-    """Every reference-based metric of one answer."""
+    """Every reference-based metric of one answer; `filing_names` (filing id -> file name) for the document
+    coverage of a question about several filings."""
     contexts = answer.contexts
     numeric = is_numeric(question)
     # The figures that answer the question, stated in the answer's lead (a working's inputs do not count).
@@ -303,6 +318,11 @@ def reference_metrics(
             "gold_evidence_hit",
             gold_page_hit(question, contexts, filing_id),
             "any gold page among the evidence",
+        ),
+        (
+            "document_coverage",
+            document_coverage(question, contexts, filing_names or {}),
+            "documents the reference cites that the evidence comes from",
         ),
         ("faithfulness", faithfulness(answer, chunk_text), "claims whose cited passages hold them"),
         (

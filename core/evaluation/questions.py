@@ -1,4 +1,5 @@
-"""Question sets with ground truth: FinanceBench, the sample filing's set, and an analyst's own CSV/JSONL.
+"""Question sets with ground truth: FinanceBench, Docugami's 10-Q questions, the sample filing's set, and an
+analyst's own CSV/JSONL.
 
 A user set has one question per row with the columns `question`, `answer` and `filing` (the file name of
 an ingested filing, or of a file next to the set), and optionally `evidence` (text), `page` (the page a
@@ -9,24 +10,32 @@ separated by ';'; in JSON Lines also `parts`, each with its own `figures`).
 from __future__ import annotations
 
 import csv
+import fnmatch
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.evaluation.numbers import main_figures
 from core.failures import WorkbenchError
 from core.models import EvalPart, EvalQuestion
+from core.text.periods import MONTHS
 
 _PROJECT = Path(__file__).resolve().parents[2]
 SAMPLE_SET = _PROJECT / "sample_docs" / "questions.json"
 #: Where FinanceBench is looked for when no folder is configured: beside the project.
 DEFAULT_FINANCEBENCH = _PROJECT.parent / "shared" / "data" / "financebench"
+#: Where Docugami's 10-Q question set (qna_data.csv and docs/) is looked for: beside the project.
+DEFAULT_DOCUGAMI = _PROJECT.parent / "shared" / "data" / "docugami_sec10q"
 #: Where the public filings beside the project are looked for when a question set names a filing that is
 #: neither next to the set nor in the library (the question sets under assets/questions use them).
 SHARED_DOCUMENTS = [
-    _PROJECT.parent / "shared" / "data" / folder
-    for folder in ("filings", "financebench/pdfs", "docugami_sec10q/docs")
+    *(_PROJECT.parent / "shared" / "data" / folder for folder in ("filings", "financebench/pdfs")),
+    DEFAULT_DOCUGAMI / "docs",
 ]
+#: The sets known by name (any other name is the path of a CSV/JSONL file).
+NAMED_SETS = ("sample", "financebench", "docugami")
 SAMPLE_FILING = "northwind_10k_fy2025.html"
 REQUIRED_COLUMNS = ("question", "answer", "filing")
 
@@ -55,11 +64,13 @@ class QuestionSet:
     def filtered(
         self, *, limit: int | None = None, qtype: str | None = None, filing: str | None = None
     ) -> QuestionSet:
-        """The set restricted to a question type and/or a filing, then to its first `limit` questions."""
+        """The set restricted to a question type and/or a filing (any of a question's), then to its first
+        `limit` questions."""
         chosen = [
             q
             for q in self.questions
-            if (not qtype or q.qtype == qtype) and (not filing or q.filing.lower() == filing.lower())
+            if (not qtype or q.qtype == qtype)
+            and (not filing or filing.lower() in (f.lower() for f in q.filings))
         ]
         if limit:
             chosen = chosen[:limit]
@@ -116,8 +127,140 @@ def financebench_dir(configured: Path | None) -> Path | None:
     )
 
 
+# --- Docugami's 10-Q questions ---------------------------------------------------------------------
+
+#: A document of the Docugami set: "<year> Q<quarter> <ticker>.pdf".
+_DOCUGAMI_NAME = re.compile(r"(\d{4}) Q([1-4]) ([A-Za-z.]+)\.pdf", re.I)
+#: The line(s) of a reference that name its documents ("SOURCE(S): 2023 Q1 AAPL.pdf, ..."), and a
+#: statement's own note ("(SOURCE: 2022 Q3 AAPL.pdf)", "("2023 Q1 AAPL.pdf")").
+_SOURCE_LINE = re.compile(r"^[ \t]*SOURCE(?:\(S\)|S)?:.*$", re.I | re.M)
+_SOURCE_NOTE = re.compile(
+    r"[ \t]*\((?:SOURCE(?:\(S\)|S)?:[^)\n]*|\"?\d{4} Q[1-4] [A-Za-z.]+\.pdf\"?)\)", re.I
+)
+#: Numbers a reference prints that are not figures: a date's day ("July 1, 2023", "June 30"), a list's
+#: numbers ("1. "), the number of a note, Item, part, fair-value level or page ("Note 9", "Level 2", "page 51"),
+#: of a patent or a court case ("Nos. 7,814,170", "4:18-cv-07669"), and a name's ("COVID-19", "IDM 2.0").
+_NOT_FIGURES = [
+    (re.compile(rf"\b({MONTHS})\s+\d{{1,2}}\b(?!,?\d)", re.I), r"\1"),
+    (re.compile(r"^([ \t]*)\d{1,3}[.)][ \t]", re.M), r"\1"),
+    (
+        re.compile(r"\b(Note|Item|Part|Level|pages?|Nos?\.)(?:\s*(?:(?:\d[\d,.]*\d|\d|and)\b|;))+", re.I),
+        r"\1 ",
+    ),
+    (re.compile(r"\b\d+:\d+-[a-z]+-\d+\b", re.I), " "),
+    (re.compile(r"\b([A-Za-z]+)-\d+\b"), r"\1"),
+    (re.compile(r"\b([A-Z]{2,}) \d\.\d\b"), r"\1"),
+]
+#: UTF-8 read as Windows-1252 ("Managementâ€™s"), as 13 of the set's answers print it.
+_MOJIBAKE = re.compile("â€|â‚|Ã.|Â")
+
+
+def period_order(name: str) -> tuple:
+    """Sort key of a Docugami document name: year, quarter, then the name."""
+    m = _DOCUGAMI_NAME.fullmatch(name)
+    return (int(m.group(1)), int(m.group(2)), name.lower()) if m else (9999, 9, name.lower())
+
+
+def docugami_documents(source_docs: str, documents: list[str]) -> list[str]:
+    """The documents a "Source Docs" cell names, in period order: one glob ("*AAPL*", "*2023 Q1 AAPL*"),
+    a file name ("2023 Q1 AAPL.pdf", with or without ".pdf"), or several of these separated by commas or
+    semicolons. Matching ignores case."""
+    found: set[str] = set()
+    for part in re.split(r"[,;]", source_docs):
+        pattern = part.strip().strip("\"'").strip().lower()
+        if not pattern:
+            continue
+        if not any(c in pattern for c in "*?[") and not pattern.endswith(".pdf"):
+            pattern += ".pdf"
+        found.update(d for d in documents if fnmatch.fnmatchcase(d.lower(), pattern))
+    return sorted(found, key=period_order)
+
+
+def _cited(answer: str) -> list[str]:
+    """The documents a reference's SOURCE(S) line(s) and source notes name, in period order."""
+    notes = _SOURCE_LINE.findall(answer) + _SOURCE_NOTE.findall(answer)
+    names = {
+        f"{m.group(1)} Q{m.group(2)} {m.group(3).upper()}.pdf"
+        for note in notes
+        for m in _DOCUGAMI_NAME.finditer(note)
+    }
+    return sorted(names, key=period_order)
+
+
+def _unmangled(text: str) -> str:
+    """Text whose UTF-8 was read as Windows-1252, repaired; other text as it is."""
+    if not _MOJIBAKE.search(text):
+        return text
+    try:
+        return text.encode("cp1252").decode("utf-8")
+    except UnicodeError:
+        return text
+
+
+def _reference(answer: str) -> str:
+    """The reference answer without its source notes (file names, not the answer's words)."""
+    text = _SOURCE_NOTE.sub("", _SOURCE_LINE.sub("", answer))
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def _main_figures(reference: str, question: str) -> list[str]:
+    """The reference's main figure(s) as it prints them (numbers that are not figures aside); [] when it
+    states none, so that its answer is judged by its words."""
+    for pattern, replacement in _NOT_FIGURES:
+        reference = pattern.sub(replacement, reference)
+    return [q.raw for q in main_figures(reference, question)]
+
+
+def load_docugami(root: Path) -> QuestionSet:
+    """Docugami's questions about 20 10-Q reports (qna_data.csv, the reports under root/docs).
+
+    Each question is scoped to the documents its "Source Docs" glob names (a company's four quarters for
+    the multi-document questions), `cited_filings` are those its reference's SOURCE(S) line names, and the
+    reference is kept without those notes. The set gives no pages, evidence text or figures: the figure an
+    answer must state is the reference's main one, read with its dates' days, list numbers and note numbers
+    aside (the first number of "quarter ended July 1, 2023: 1. Weakness in …" is no figure).
+    """
+    path, docs_dir = root / "qna_data.csv", root / "docs"
+    if not path.is_file() or not docs_dir.is_dir():
+        raise EvalSetError(
+            f"The Docugami 10-Q set is not available: {root.name}/qna_data.csv or docs/ is missing."
+        )
+    documents = sorted(p.name for p in docs_dir.iterdir() if p.suffix.lower() == ".pdf")
+    rows = _rows(path.read_bytes(), path.name)
+    out: list[EvalQuestion] = []
+    for number, row in enumerate(rows, start=1):
+        question = _unmangled(str(row.get("question") or "").strip())
+        glob = str(row.get("source docs") or "")
+        answer = _unmangled(str(row.get("answer") or ""))
+        cited, reference = _cited(answer), _reference(answer)
+        filings = sorted(set(docugami_documents(glob, documents)) | set(cited), key=period_order)
+        if not question or not filings:
+            raise EvalSetError(f"Row {number} of {path.name}: no question, or no document matches {glob!r}.")
+        absent = [name for name in filings if name not in documents]
+        if absent:
+            raise EvalSetError(f"Row {number} of {path.name} cites {', '.join(absent)}, absent from docs/.")
+        out.append(
+            EvalQuestion(
+                qid=f"docugami-{number:03d}",
+                question=question,
+                answer=reference,
+                filing=filings[0],
+                filings=filings,
+                cited_filings=cited,
+                qtype=str(row.get("question type") or "").strip() or "all",
+                figures=_main_figures(reference, question),
+            )
+        )
+    return QuestionSet("docugami", out, docs_dir, sorted({q.qtype for q in out}))
+
+
+def docugami_dir() -> Path | None:
+    """The Docugami set's folder beside the project, when it is there."""
+    return DEFAULT_DOCUGAMI if (DEFAULT_DOCUGAMI / "qna_data.csv").is_file() else None
+
+
 def load_set(name: str, financebench: Path | None = None) -> QuestionSet:
-    """A set by name ('financebench', 'sample') or by the path of a CSV/JSONL file."""
+    """A set by name (NAMED_SETS) or by the path of a CSV/JSONL file."""
     if name == "financebench":
         root = financebench_dir(financebench)
         if root is None:
@@ -128,9 +271,19 @@ def load_set(name: str, financebench: Path | None = None) -> QuestionSet:
         return load_financebench(root)
     if name == "sample":
         return load_sample()
+    if name == "docugami":
+        root = docugami_dir()
+        if root is None:
+            raise EvalSetError(
+                "The Docugami 10-Q set is not available here: it is read from shared/data/docugami_sec10q "
+                "beside the project (qna_data.csv and docs/)."
+            )
+        return load_docugami(root)
     path = Path(name)
     if not path.is_file():
-        raise EvalSetError(f"No question set named {name!r}: use financebench, sample, or a CSV/JSONL file.")
+        raise EvalSetError(
+            f"No question set named {name!r}: use {', '.join(NAMED_SETS)}, or a CSV/JSONL file."
+        )
     return load_user_set(path.read_bytes(), path.name, documents_dir=path.parent)
 
 

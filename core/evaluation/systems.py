@@ -77,13 +77,14 @@ class NaiveIndex:
             self.vectors.add(chunks, embeddings, with_text=True)
         return len(chunks)
 
-    def search(self, question: str, filing_id: str, k: int) -> list[EvalContext]:
-        """The k pieces nearest to the question in one filing."""
-        hits = self.vectors.query(self.store.embedder.embed_query(question), k, filing_ids=[filing_id])
+    def search(self, question: str, filing_ids: list[str], k: int) -> list[EvalContext]:
+        """The k pieces nearest to the question among the given filings' pieces."""
+        hits = self.vectors.query(self.store.embedder.embed_query(question), k, filing_ids=filing_ids)
         texts = self.vectors.texts([cid for cid, _ in hits])
         out = []
         for cid, _ in hits:
             text, meta = texts.get(cid, ("", {}))
+            filing_id = str(meta.get("filing_id") or filing_ids[0])
             out.append(EvalContext(chunk_id=cid, filing_id=filing_id, page=meta.get("page"), text=text))
         return out
 
@@ -123,12 +124,13 @@ class Systems:
         )
 
     def _answer_one_step(
-        self, question: str, filing: Filing, evidence: list[Evidence], *, chunk_text=None
+        self, question: str, filings: list[Filing], evidence: list[Evidence], *, chunk_text=None
     ) -> tuple[str, list, list[str]]:
         """Distil and write over a single step holding the passages (the baselines' answers)."""
         adeps = self.deps.agent_deps(0)
+        companies = list(dict.fromkeys(f.company for f in filings))
         cards = self.deps.agents.distil(
-            DistilInput(sub_question=question, evidence=evidence, exclude_terms=[filing.company]), adeps
+            DistilInput(sub_question=question, evidence=evidence, exclude_terms=companies), adeps
         ).cards
         digest = StepDigest(
             index=0,
@@ -143,7 +145,7 @@ class Systems:
         checked = compose_answer(
             question,
             [digest],
-            [self._filing_info(filing)],
+            [self._filing_info(f) for f in filings],
             self.deps.agents,
             adeps,
             catalog=None if chunk_text else self.workspace.store.catalog,
@@ -152,20 +154,22 @@ class Systems:
         fallbacks = [f"{f.component} → {f.used}" for f in adeps.fallbacks]
         return checked.answer, checked.citations, fallbacks
 
-    def run(self, system: str, question: str, filing: Filing) -> SystemAnswer:
-        """One system's answer to one question about one filing."""
+    def run(self, system: str, question: str, filings: list[Filing]) -> SystemAnswer:
+        """One system's answer to one question, its search scoped to the question's filings."""
+        if not filings:
+            raise ValueError("a question needs at least one filing")
         started = time.perf_counter()
+        scope = [f.filing_id for f in filings]
+        labels = {f.filing_id: f.label for f in filings}
         if system == "naive":
-            contexts = self.naive.search(question, filing.filing_id, self.naive_k)
-            evidence = [_evidence(i, c, filing) for i, c in enumerate(contexts, start=1)]
+            contexts = self.naive.search(question, scope, self.naive_k)
+            evidence = [_evidence(i, c, labels) for i, c in enumerate(contexts, start=1)]
             answer, citations, fallbacks = self._answer_one_step(
-                question, filing, evidence, chunk_text=self.naive.chunk_text
+                question, filings, evidence, chunk_text=self.naive.chunk_text
             )
             steps, run_id = 1, None
         elif system == "one-search":
-            result = self.workspace.retriever.search(
-                question, filings=[filing.filing_id], top_n=ONE_SEARCH_TOP_N
-            )
+            result = self.workspace.retriever.search(question, filings=scope, top_n=ONE_SEARCH_TOP_N)
             contexts = [
                 EvalContext(
                     chunk_id=s.chunk.chunk_id,
@@ -175,12 +179,12 @@ class Systems:
                 )
                 for s in result.chunks
             ]
-            evidence = [_evidence(i, c, filing) for i, c in enumerate(contexts, start=1)]
-            answer, citations, fallbacks = self._answer_one_step(question, filing, evidence)
+            evidence = [_evidence(i, c, labels) for i, c in enumerate(contexts, start=1)]
+            answer, citations, fallbacks = self._answer_one_step(question, filings, evidence)
             steps, run_id = 1, None
         elif system == "deep":
             runner = self.workspace.runner
-            record = runner.approve_plan(runner.start(question, [filing.filing_id]).run_id)
+            record = runner.approve_plan(runner.start(question, scope).run_id)
             seen: set[str] = set()
             contexts = []
             for step in record.steps:
@@ -190,7 +194,7 @@ class Systems:
                         contexts.append(
                             EvalContext(
                                 chunk_id=ev.chunk_id,
-                                filing_id=ev.filing_id or filing.filing_id,
+                                filing_id=ev.filing_id or (scope[0] if len(scope) == 1 else ""),
                                 page=ev.page,
                                 text=ev.text,
                                 step=step.index,
@@ -213,13 +217,13 @@ class Systems:
         )
 
 
-def _evidence(rank: int, context: EvalContext, filing: Filing) -> Evidence:
+def _evidence(rank: int, context: EvalContext, labels: dict[str, str]) -> Evidence:
     return Evidence(
         evidence_id=evidence_id(0, rank),
         kind="filing",
         text=context.text,
         chunk_id=context.chunk_id,
         filing_id=context.filing_id,
-        filing_label=filing.label,
+        filing_label=labels.get(context.filing_id, ""),
         page=context.page,
     )

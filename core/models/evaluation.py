@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from core.models.filings import utc_now
 from core.models.research import Citation
@@ -35,7 +35,16 @@ class EvalQuestion(BaseModel):
     qid: str
     question: str
     answer: str
-    filing: str = Field(description="File name of the filing the question is about.")
+    filing: str = Field(description="File name of the filing the question is about (the first of `filings`).")
+    filings: list[str] = Field(
+        default_factory=list,
+        description="File names of every filing the question is about, in period order; a run is scoped to "
+        "all of them. Left empty, it is `filing` alone.",
+    )
+    cited_filings: list[str] = Field(
+        default_factory=list,
+        description="The filings the reference answer cites, where it says (among `filings`).",
+    )
     qtype: str = "all"
     evidence_texts: list[str] = Field(default_factory=list)
     evidence_pages: list[int] = Field(default_factory=list, description="Pages as a viewer shows them.")
@@ -47,6 +56,12 @@ class EvalQuestion(BaseModel):
     parts: list[EvalPart] = Field(
         default_factory=list, description="The question's parts, where the set lists them."
     )
+
+    @model_validator(mode="after")
+    def _one_filing_at_least(self) -> EvalQuestion:
+        if not self.filings:
+            self.filings = [self.filing]
+        return self
 
 
 class EvalContext(BaseModel):

@@ -8,7 +8,7 @@ from typing import Any
 
 from core.config import Settings
 from core.evaluation.harness import EvalProgress, Evaluator, summarise
-from core.evaluation.questions import QuestionSet, load_set, load_user_set
+from core.evaluation.questions import NAMED_SETS, QuestionSet, load_set, load_user_set
 from core.evaluation.workspace import Workspace
 from core.index.store import IndexStore
 from core.models import EvalConfig, EvalRun
@@ -37,7 +37,8 @@ class EvaluationMethods:
     def question_set(
         self, name: str, *, data: bytes | None = None, filename: str | None = None
     ) -> QuestionSet:
-        """FinanceBench, the sample set, a CSV/JSONL path, or an uploaded file's bytes."""
+        """A set by name (sample, FinanceBench, Docugami's 10-Qs), a CSV/JSONL path, or an uploaded file's
+        bytes."""
         if data is not None:
             return load_user_set(data, filename or name)
         return load_set(name, self.settings.financebench_dir)
@@ -59,7 +60,7 @@ class EvaluationMethods:
         evaluator = self.evaluator(data_dir)
         run = evaluator.store.load(eval_id)
         qset = None
-        if run.config.set_name in ("financebench", "sample"):
+        if run.config.set_name in NAMED_SETS:
             qset = self.question_set(run.config.set_name)
         elif run.config.set_path:
             qset = self.question_set(run.config.set_path)

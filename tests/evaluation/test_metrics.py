@@ -217,3 +217,29 @@ def test_parts_answered_counts_each_listed_part_by_its_figures_or_its_key_phrase
         1 / 3
     )
     assert parts_answered(Q, full) is None
+
+
+def test_document_coverage_counts_the_cited_documents_the_evidence_comes_from():
+    from core.evaluation.metrics import document_coverage
+
+    quarters = ["2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf", "2023 Q2 AAPL.pdf", "2023 Q3 AAPL.pdf"]
+    names = {f"id{i}": name for i, name in enumerate(quarters)} | {"other": "2023 Q3 MSFT.pdf"}
+    question = Q.model_copy(update={"filing": quarters[0], "filings": quarters, "cited_filings": []})
+    # Cites nothing: every document of the question counts; repeats and other filings add nothing.
+    two = [ctx(1, filing="id0"), ctx(2, filing="id0"), ctx(3, filing="id3"), ctx(4, filing="other")]
+    assert document_coverage(question, two, names) == pytest.approx(0.5)
+    assert document_coverage(question, [ctx(i, filing=f"id{i}") for i in range(4)], names) == 1.0
+    assert document_coverage(question, [], names) == 0.0
+    assert document_coverage(question, [ctx(1, filing="unknown")], names) == 0.0
+    # Cites two of the four: only those count.
+    cited = question.model_copy(update={"cited_filings": [quarters[1], quarters[3]]})
+    assert document_coverage(cited, two, names) == pytest.approx(0.5)
+    assert document_coverage(cited, [ctx(1, filing="id1"), ctx(2, filing="id3")], names) == 1.0
+    assert document_coverage(cited, [ctx(1, filing="id0"), ctx(2, filing="id2")], names) == 0.0
+    # One document: not measured.
+    assert document_coverage(Q, [ctx(1)], {"F": "acme.pdf"}) is None
+    # Through the metrics of an answer, with the names the harness gives.
+    answer = SystemAnswer(system="naive", answer="", contexts=two)
+    metrics = {m.name: m.value for m in reference_metrics(question, answer, {}, "id0", None, names)}
+    assert metrics["document_coverage"] == pytest.approx(0.5)
+    assert {m.name: m.value for m in reference_metrics(Q, answer, {}, "F")}["document_coverage"] is None

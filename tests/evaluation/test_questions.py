@@ -68,3 +68,123 @@ def test_unknown_set_name(tmp_path):
         load_set(str(tmp_path / "missing.csv"))
     with pytest.raises(EvalSetError, match="FinanceBench is not available"):
         load_set("financebench", tmp_path / "nothing-here")
+
+
+def _docugami_folder(tmp_path, rows: list[tuple[str, str, str, str]]):
+    """A Docugami-shaped folder: qna_data.csv with these rows, and empty PDFs for six 10-Qs."""
+    import csv
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    # Written out of period order, and one file that is not a PDF (never a document of the set).
+    for name in ("2023 Q3 AAPL.pdf", "2022 Q3 AAPL.pdf", "2023 Q2 AAPL.pdf", "2023 Q1 AAPL.pdf"):
+        (docs / name).write_bytes(b"%PDF-1.4\n")
+    (docs / "2023 Q1 MSFT.pdf").write_bytes(b"%PDF-1.4\n")
+    (docs / "2023 Q1 INTC.pdf").write_bytes(b"%PDF-1.4\n")
+    (docs / "notes AAPL.txt").write_text("not a document of the set")
+    with (tmp_path / "qna_data.csv").open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["Question", "Source Docs", "Question Type", "Source Chunk Type", "Answer"])
+        writer.writerows(rows)
+    return tmp_path
+
+
+def test_docugami_source_docs_shapes_resolve_to_documents_in_period_order(tmp_path):
+    from core.evaluation.questions import load_docugami
+
+    multi_answer = (
+        "Net sales were $82,959 million (SOURCE: 2022 Q3 AAPL.pdf) and then $117,154 million "
+        '("2023 Q1 AAPL.pdf").\n\nSOURCE(S): "2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf".'
+    )
+    root = _docugami_folder(
+        tmp_path,
+        [
+            ("How have net sales changed?", "*AAPL*", "Multi-Doc RAG", "Table", multi_answer),
+            (
+                "What was Apple’s gross margin?",
+                "*2023 Q2 AAPL*",
+                "Single-Doc Single-Chunk RAG",
+                "Table",
+                "For the quarter ended April 1, 2023, Managementâ€™s figure was $21,000 million.\n\n"
+                "SOURCE(S): 2023 Q2 AAPL.pdf",
+            ),
+            (
+                "What drove the gross margin?",
+                "2023 Q3 AAPL.pdf",
+                "Single-Doc Multi-Chunk RAG",
+                "Text",
+                "For the quarter ended July 1, 2023 (Note 9, page 51, Level 2 inputs):\n\n1. Weakness in "
+                "foreign currencies.\n2. COVID-19 costs, under case 4:18-cv-07669.\n\nSOURCE(S): 2023 Q3 AAPL.pdf",
+            ),
+            ("Name without its extension?", "2023 q1 msft", "Single-Doc Multi-Chunk RAG", "Text", "Yes."),
+            (
+                "Intel and Microsoft in the same quarter?",
+                "*2023 Q1 MSFT*, *2023 Q1 INTC*",
+                "Multi-Doc RAG",
+                "Table",
+                "Both reported.\nSOURCE(S): 2023 Q1 INTC.pdf, Notes to Financial Statements",
+            ),
+            (
+                "A reference that cites a report its glob leaves out",
+                "*2023 Q1 MSFT*",
+                "Single-Doc Single-Chunk RAG",
+                "Text",
+                "Compare.\n\nSOURCE(S): 2023 Q1 MSFT.pdf, 2023 Q1 INTC.pdf",
+            ),
+        ],
+    )
+    qset = load_docugami(root)
+    assert qset.name == "docugami" and qset.documents_dir == root / "docs"
+    multi, single, exact, bare, pair, outside = qset.questions
+    assert multi.filings == ["2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf", "2023 Q2 AAPL.pdf", "2023 Q3 AAPL.pdf"]
+    assert multi.filing == "2022 Q3 AAPL.pdf" and multi.qtype == "Multi-Doc RAG"
+    assert multi.cited_filings == ["2022 Q3 AAPL.pdf", "2023 Q1 AAPL.pdf"]
+    # The source notes are file names, not words of the answer.
+    assert "SOURCE" not in multi.answer and ".pdf" not in multi.answer
+    assert multi.answer.startswith("Net sales were $82,959 million and then $117,154 million.")
+    assert single.filings == single.cited_filings == ["2023 Q2 AAPL.pdf"]
+    # UTF-8 read as cp1252, repaired.
+    assert single.answer == "For the quarter ended April 1, 2023, Management’s figure was $21,000 million."
+    # The main figure is the first one the reference states, a date's day not being one; none is stated
+    # when the numbers are days, list numbers, note, page and case numbers and names.
+    assert multi.figures == ["$82,959 million"] and single.figures == ["$21,000 million"]
+    assert exact.filings == exact.cited_filings == ["2023 Q3 AAPL.pdf"] and exact.figures == []
+    assert bare.filings == ["2023 Q1 MSFT.pdf"]
+    assert pair.filings == ["2023 Q1 INTC.pdf", "2023 Q1 MSFT.pdf"] and pair.cited_filings == [
+        "2023 Q1 INTC.pdf"
+    ]
+    assert outside.filings == ["2023 Q1 INTC.pdf", "2023 Q1 MSFT.pdf"]
+    assert [q.qid for q in qset.filtered(filing="2023 Q1 aapl.pdf").questions] == [multi.qid]
+    assert len(qset.filtered(qtype="Multi-Doc RAG").questions) == 2
+
+
+def test_docugami_glob_that_names_no_document_is_refused(tmp_path):
+    from core.evaluation.questions import load_docugami
+
+    root = _docugami_folder(tmp_path, [("What?", "*NVDA*", "Multi-Doc RAG", "Text", "Nothing.")])
+    with pytest.raises(EvalSetError, match=r"Row 1 of qna_data.csv.*'\*NVDA\*'"):
+        load_docugami(root)
+    with pytest.raises(EvalSetError, match="not available"):
+        load_docugami(tmp_path / "elsewhere")
+
+
+def test_docugami_real_set_names_documents_that_exist():
+    from collections import Counter
+
+    root = shared_file("docugami_sec10q", "qna_data.csv").parent
+    qset = load_set("docugami")
+    assert qset.documents_dir == root / "docs" and len(qset.questions) == 195
+    assert len({q.qid for q in qset.questions}) == 195
+    assert Counter(q.qtype for q in qset.questions) == {
+        "Single-Doc Single-Chunk RAG": 76,
+        "Multi-Doc RAG": 65,
+        "Single-Doc Multi-Chunk RAG": 54,
+    }
+    for q in qset.questions:
+        assert q.filings and q.filing == q.filings[0]
+        assert all((root / "docs" / name).is_file() for name in q.filings), q.qid
+        assert set(q.cited_filings) <= set(q.filings)
+        assert "SOURCE(S)" not in q.answer and "â€" not in q.answer
+        # Multi-document questions are about one company's four quarters, the others about one report.
+        assert len(q.filings) == (4 if q.qtype == "Multi-Doc RAG" else 1), q.qid
+    assert len({name for q in qset.questions for name in q.filings}) == 20

@@ -42,7 +42,7 @@ def by_type_frame(summary: dict[str, Any]) -> pd.DataFrame:
     rows = []
     for qtype, block in summary["by_type"].items():
         n = block[summary["systems"][0]]["questions"]
-        for name, variant, label in KEY_METRICS[:6]:
+        for name, variant, label in KEY_METRICS[:7]:
             entries = {s: block[s].get(f"{name}/{variant}") or {} for s in summary["systems"]}
             if all(e.get("mean") is None for e in entries.values()):
                 continue
@@ -78,7 +78,7 @@ def results_frame(results: list[EvalResult]) -> pd.DataFrame:
     rows = []
     for r in results:
         row: dict[str, Any] = {"Question": r.qid, "Type": r.qtype, "System": r.system}
-        for name, variant, label in KEY_METRICS[:8]:
+        for name, variant, label in KEY_METRICS[:9]:
             row[label] = r.metric(name, variant)  # type: ignore[arg-type]
         row["Steps"] = r.output.steps
         row["Seconds"] = r.output.seconds
