@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from core.finance.vocabulary import STATEMENT_NAME_RE
+from core.text.periods import QUARTER_ORDINAL
 from core.text.sentences import split_sentences
 
 # --- what kind of answer ----------------------------------------------------------------------
@@ -332,7 +333,7 @@ _SCAFFOLD_RE = re.compile(
     r"|report(?:ed|s)?|record(?:ed|s)?|disclos(?:e|ed|es)|show(?:ed|n|s)?|book(?:ed|s)?|carry|carrying"
     r"|amount|figure|value|level|number|quantity|balance|spend|spent|spending|expenses?|hold|holds|held"
     r"|(?:in|for|during|over|at|as of|by|on|of|through)?\s*(?:the\s+)?(?:end of\s+)?(?:the\s+)?"
-    r"(?:fiscal\s+)?(?:(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+)?(?:year|quarter|period)"
+    rf"(?:fiscal\s+)?(?:{QUARTER_ORDINAL}\s+)?(?:year|quarter|period)"
     r"(?:[- ]end(?:ed|ing)?)?(?:\s+ended)?"
     r"|(?:at|by|as of)\s+(?:the\s+)?(?:end|close|start|beginning)(?:\s+of)?"
     r"|(?:for\s+|in\s+)?(?:the\s+)?(?:three|six|nine|twelve|3|6|9|12)[- ]months?(?:\s+(?:ended|ending))?"

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from core.text.periods import MONTHS, YEAR
+from core.text.periods import MONTHS, QUARTER_ORDINAL, YEAR, quarter_number
 
 _COVER_CHARS = 60000  # generous: scraped copies may start with pages of XBRL noise
 _FORM_RE = re.compile(r"\bForm\s*(10-K|10-Q|8-K|20-F|40-F)(?:405|T)?(/A)?(?![\w-])", re.IGNORECASE)
@@ -62,15 +62,13 @@ _TICKER_RE = re.compile(r"([A-Z][^()\n]{1,80}?)\s*\(\s*(?:NYSE|NASDAQ|Nasdaq|NYS
 _HEADLINE_COMPANY_RE = re.compile(
     r"^\s*([A-Z][\w&.,'’ -]{1,60}?)\s+(?:reports?|announces?|posts?|delivers?)\b", re.MULTILINE
 )
-_ORDINAL = r"first|second|third|fourth|1st|2nd|3rd|4th"
 _HEADLINE_QUARTER_RE = re.compile(
-    rf"\b(?:(?P<y2>{YEAR})\s+(?P<q2>{_ORDINAL})[\s-]+quarter"
-    rf"|(?P<q1>{_ORDINAL})[\s-]+quarter(?:\s+and\s+(?:full[\s-]+)?(?:fiscal\s+)?year)?"
+    rf"\b(?:(?P<y2>{YEAR})\s+(?P<q2>{QUARTER_ORDINAL})[\s-]+quarter"
+    rf"|(?P<q1>{QUARTER_ORDINAL})[\s-]+quarter(?:\s+and\s+(?:full[\s-]+)?(?:fiscal\s+)?year)?"
     rf"(?:\s+(?:of\s+)?(?:fiscal\s+)?(?:year\s+)?(?P<y1>{YEAR}))?)\b",
     re.IGNORECASE,
 )
 _HEADLINE_YEAR_RE = re.compile(rf"\bfiscal\s+(?:year\s+)?({YEAR})\s+(?:full[\s-]+year\s+)?results\b", re.I)
-_QUARTER_WORDS = {"fir": 1, "sec": 2, "thi": 3, "fou": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 _EVENT_ITEM_RE = re.compile(r"(?m)^[^\S\n]*Item[^\S\n]+(\d\.\d{2})\b", re.IGNORECASE)
 _FULL_DATE_RE = re.compile(rf"\b{MONTHS}\s+\d{{1,2}},?\s+{YEAR}\b", re.IGNORECASE)
 _STATEMENT_CHARS = 250_000  # a 10-Q's statements, and a 10-K's cover and MD&A opening
@@ -359,9 +357,8 @@ def _quarter_in_headline(head: str) -> tuple[int | None, int | None]:
     "2022 Fourth-Quarter", "fiscal 2023 results" (a full year: its fourth quarter)."""
     match = _HEADLINE_QUARTER_RE.search(head)
     if match:
-        word = (match.group("q1") or match.group("q2") or "").lower()
         year = match.group("y1") or match.group("y2")
-        return _QUARTER_WORDS.get(word[:3] if word[0].isalpha() else word), int(year) if year else None
+        return quarter_number(match.group("q1") or match.group("q2")), int(year) if year else None
     match = _HEADLINE_YEAR_RE.search(head)
     if match:
         return 4, int(match.group(1))

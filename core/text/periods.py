@@ -36,6 +36,16 @@ def fiscal_years(text: str) -> list[int]:
     return list(dict.fromkeys(years))
 
 
+#: A quarter's ordinal as written ("second", "2nd").
+QUARTER_ORDINAL = r"(?:first|second|third|fourth|1st|2nd|3rd|4th)"
+_QUARTER_NUMBERS = {"fir": 1, "sec": 2, "thi": 3, "fou": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+
+
+def quarter_number(ordinal: str) -> int | None:
+    """1-4 for a quarter's ordinal ("Second", "4th"); None for anything else."""
+    return _QUARTER_NUMBERS.get(ordinal.strip().lower()[:3])
+
+
 _TIME_RES = [
     re.compile(p, re.IGNORECASE)
     for p in [
@@ -43,7 +53,7 @@ _TIME_RES = [
         rf"\bFY\s?'?(?P<y>{YEAR}|\d{{2}})(?:\s?Q[1-4])?\b",
         rf"\bfiscal(?:\s+year)?\s+'?(?P<y>{YEAR}|\d{{2}})\b",
         rf"\b{MONTHS}\s+\d{{1,2}},?\s+(?P<y>{YEAR})\b",
-        rf"\b(?:first|second|third|fourth)\s+quarter(?:\s+of)?(?:\s+fiscal)?(?:\s+(?P<y>{YEAR}))?\b",
+        rf"\b{QUARTER_ORDINAL}\s+quarter(?:\s+of)?(?:\s+fiscal)?(?:\s+(?P<y>{YEAR}))?\b",
         r"\b(?:latest|most recent|recent|current|last|prior|previous)\s+(?:fiscal\s+)?"
         r"(?:year|quarter|period)\b",
         r"\b(?:latest|most recent)\b",
