@@ -8,7 +8,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from core.text.periods import MONTHS, QUARTER_ORDINAL, YEAR, quarter_number
+from core.models import EARNINGS_RELEASE
+from core.text.periods import DATE_RE, QUARTER_ORDINAL, YEAR, quarter_number
 
 _COVER_CHARS = 60000  # generous: scraped copies may start with pages of XBRL noise
 _FORM_RE = re.compile(r"\bForm\s*(10-K|10-Q|8-K|20-F|40-F)(?:405|T)?(/A)?(?![\w-])", re.IGNORECASE)
@@ -45,8 +46,6 @@ _XBRL_FACT = re.compile(
 )
 _TAG = re.compile(r"<[^>]+>")
 
-#: The form a document is, when no SEC cover names one: a press release announcing results.
-EARNINGS_RELEASE = "Earnings release"
 _SEC_HEADER_RE = re.compile(r"securities\s+and\s+exchange\s+commission", re.IGNORECASE)
 _SEC_HEADER_CHARS = 4000  # an SEC cover starts the document; a release mentions the SEC much later
 _RELEASE_HEAD_CHARS = 3000
@@ -70,7 +69,6 @@ _HEADLINE_QUARTER_RE = re.compile(
 )
 _HEADLINE_YEAR_RE = re.compile(rf"\bfiscal\s+(?:year\s+)?({YEAR})\s+(?:full[\s-]+year\s+)?results\b", re.I)
 _EVENT_ITEM_RE = re.compile(r"(?m)^[^\S\n]*Item[^\S\n]+(\d\.\d{2})\b", re.IGNORECASE)
-_FULL_DATE_RE = re.compile(rf"\b{MONTHS}\s+\d{{1,2}},?\s+{YEAR}\b", re.IGNORECASE)
 _STATEMENT_CHARS = 250_000  # a 10-Q's statements, and a 10-K's cover and MD&A opening
 
 
@@ -233,7 +231,7 @@ def detect_metadata(text: str, xbrl: dict[str, str] | None = None) -> FilingMeta
     elif meta.form == EARNINGS_RELEASE:
         _read_release_period(meta, cover)
     else:
-        _read_report_period(meta, text, xbrl)
+        _read_report_period(meta, cover, text, xbrl)
     return meta
 
 
@@ -245,7 +243,7 @@ def _form(cover: str, document_type: str) -> str:
         if match:
             return _form_name(match)
     header = _SEC_HEADER_RE.search(cover)
-    release = _RELEASE_RE.search(cover[:_RELEASE_HEAD_CHARS])  # what is_earnings_release reads
+    release = _release_opening(cover)
     if header is not None and (release is None or header.start() < release.start()):
         match = _FORM_RE.search(cover, header.start(), header.end() + _SEC_HEADER_CHARS) or _FORM_RE.search(
             cover
@@ -262,9 +260,14 @@ def _form_name(match: re.Match[str]) -> str:
     return match.group(1).upper() + (match.group(2) or "").upper()
 
 
+def _release_opening(text: str) -> re.Match[str] | None:
+    """Where the document's opening announces results the way a press release does, if it does."""
+    return _RELEASE_RE.search(text[:_RELEASE_HEAD_CHARS])
+
+
 def is_earnings_release(text: str) -> bool:
     """True when the document's opening announces results the way a press release does."""
-    return bool(_RELEASE_RE.search(text[:_RELEASE_HEAD_CHARS]))
+    return _release_opening(text) is not None
 
 
 def _read_current_report(meta: FilingMetadata, cover: str) -> None:
@@ -274,10 +277,7 @@ def _read_current_report(meta: FilingMetadata, cover: str) -> None:
     if date is not None:
         meta.period_end = date.date().isoformat()
         meta.fiscal_year = date.year
-    seen: dict[str, None] = {}
-    for number in _EVENT_ITEM_RE.findall(cover):
-        seen.setdefault(number, None)
-    meta.event_items = list(seen)
+    meta.event_items = list(dict.fromkeys(_EVENT_ITEM_RE.findall(cover)))
 
 
 def _read_release_period(meta: FilingMetadata, cover: str) -> None:
@@ -292,10 +292,9 @@ def _read_release_period(meta: FilingMetadata, cover: str) -> None:
     meta.fiscal_quarter = quarter
 
 
-def _read_report_period(meta: FilingMetadata, text: str, xbrl: dict[str, str]) -> None:
+def _read_report_period(meta: FilingMetadata, cover: str, text: str, xbrl: dict[str, str]) -> None:
     """A 10-K or 10-Q: the period end from the cover; a quarter's fiscal year and number from the company's
     own fiscal calendar (XBRL's focus, else the prior fiscal year end its balance sheet compares with)."""
-    cover = text[:_COVER_CHARS]
     period = parse_date(xbrl.get("DocumentPeriodEndDate", "")) if xbrl.get("DocumentPeriodEndDate") else None
     if period is None:
         match = _PERIOD_RE.search(cover)
@@ -325,7 +324,7 @@ def _prior_fiscal_year_end(text: str, period: datetime) -> datetime | None:
     """The fiscal year end a 10-Q's balance sheet compares with: the date two to ten months before the
     quarter's end that the document prints most often."""
     counts: Counter[datetime] = Counter()
-    for match in _FULL_DATE_RE.finditer(text[:_STATEMENT_CHARS]):
+    for match in DATE_RE.finditer(text[:_STATEMENT_CHARS]):
         date = parse_date(match.group(0))
         if date is not None and 55 <= (period - date).days <= 300:
             counts[date] += 1

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 from core.ingest.document import Block, ParsedFiling, Section
 from core.models import (
+    ALL_SECTION_TITLES,
     CURRENT_REPORT_SECTION_TITLES,
+    EARNINGS_RELEASE,
     FRONT_MATTER,
     ITEM_TITLES,
     QUARTERLY_SECTION_TITLES,
@@ -71,11 +73,8 @@ def _title_length(item: str) -> int:
     return max(len(title) for title in _titles_for(item))
 
 
-_ALL_TITLES: dict[str, str] = {**ITEM_TITLES, **QUARTERLY_SECTION_TITLES, **CURRENT_REPORT_SECTION_TITLES}
-
-
 def _titles_for(item: str) -> tuple[str, ...]:
-    return (_ALL_TITLES[item], *_ALT_TITLES.get(item, ()))
+    return (ALL_SECTION_TITLES[item], *_ALT_TITLES.get(item, ()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,12 +107,13 @@ QUARTERLY = _Schema(_order(QUARTERLY_SECTION_TITLES), ("Part I Item 2", "Part II
 CURRENT_REPORT = _Schema(_order(CURRENT_REPORT_SECTION_TITLES), ("Item 2.02", "Item 9.01"))
 
 
+_SCHEMAS: dict[str, _Schema | None] = {"10-Q": QUARTERLY, "8-K": CURRENT_REPORT, EARNINGS_RELEASE: None}
+
+
 def schema_for(form: str) -> _Schema | None:
-    """The section schema of a form; None for an earnings release (its sections are found by heading)."""
-    form = form.removesuffix("/A")
-    return {"10-Q": QUARTERLY, "8-K": CURRENT_REPORT}.get(
-        form, None if form == "Earnings release" else ANNUAL
-    )
+    """The section schema of a form (a 10-K's for 10-K/A, 20-F and 40-F); None for an earnings release, whose
+    sections are found by heading."""
+    return _SCHEMAS.get(form.removesuffix("/A"), ANNUAL)
 
 
 def title_matches(item: str, text: str, *, complete: bool = False) -> bool:
@@ -462,7 +462,7 @@ def _display_title(item: str, raw: str) -> str:
     """The heading's own title, or the known title when extraction ran the heading into the body text."""
     title = _clean_title(raw)
     if not title:
-        return _ALL_TITLES[item]
+        return ALL_SECTION_TITLES[item]
     got = _letters(title)
     for known in _titles_for(item):
         # "Business This Annual Report on Form 10-K ..." starts with the whole known title and goes on;

@@ -29,7 +29,9 @@ from core.models.facts import (
     TableKind,
 )
 from core.models.filings import (
+    ALL_SECTION_TITLES,
     CURRENT_REPORT_SECTION_TITLES,
+    EARNINGS_RELEASE,
     FRONT_MATTER,
     ITEM_TITLES,
     QUARTERLY_SECTION_TITLES,
@@ -98,8 +100,10 @@ from core.models.retrieval import (
 from core.text.items import ITEM_NUMBER
 
 __all__ = [
+    "ALL_SECTION_TITLES",
     "ANCHOR_TOP_N",
     "CURRENT_REPORT_SECTION_TITLES",
+    "EARNINGS_RELEASE",
     "EVAL_SYSTEMS",
     "EVIDENCE_ID_PATTERN",
     "EVIDENCE_ID_RE",

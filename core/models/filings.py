@@ -87,6 +87,8 @@ CURRENT_REPORT_SECTION_TITLES: dict[str, str] = {
     "Item 9.01": "Financial Statements and Exhibits",
     "Exhibit 99": "Press release and other exhibits",
 }
+#: The form name of a results announcement with no SEC cover (a press release, standalone or furnished).
+EARNINGS_RELEASE = "Earnings release"
 #: An earnings release's parts, as its headings name them.
 RELEASE_SECTION_TITLES: dict[str, str] = {
     "Highlights": "Highlights and results",
@@ -100,7 +102,7 @@ SECTION_TITLES_BY_FORM: dict[str, dict[str, str]] = {
     "10-K": ITEM_TITLES,
     "10-Q": QUARTERLY_SECTION_TITLES,
     "8-K": CURRENT_REPORT_SECTION_TITLES,
-    "Earnings release": RELEASE_SECTION_TITLES,
+    EARNINGS_RELEASE: RELEASE_SECTION_TITLES,
 }
 #: Where another form keeps what a 10-K Item holds (the planner names topics by 10-K Item): results and
 #: statements, risk factors (in a 10-Q often only the changes since the 10-K), legal proceedings, buybacks.
@@ -117,7 +119,7 @@ _ANNUAL_ITEM_IN_FORM: dict[str, dict[str, str]] = {
         "Item 15": "Part II Item 6",
     },
     "8-K": {"Item 8": "Exhibit 99", "Item 15": "Item 9.01"},
-    "Earnings release": {"Item 8": "Statements", "Item 7": "Highlights"},
+    EARNINGS_RELEASE: {"Item 8": "Statements", "Item 7": "Highlights"},
 }
 
 
@@ -145,9 +147,11 @@ def annual_item(section: str) -> str | None:
     return None
 
 
-_SECTION_ORDER: list[str] = list(
-    dict.fromkeys(key for titles in SECTION_TITLES_BY_FORM.values() for key in titles)
-)
+#: Every form's sections with their titles, 10-K Items first, then a 10-Q's, an 8-K's and a release's.
+ALL_SECTION_TITLES: dict[str, str] = {
+    key: title for titles in SECTION_TITLES_BY_FORM.values() for key, title in titles.items()
+}
+_SECTION_ORDER: list[str] = list(ALL_SECTION_TITLES)
 
 
 def section_rank(section: str) -> int:

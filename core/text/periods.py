@@ -79,12 +79,13 @@ def find_time_expressions(text: str) -> tuple[list[str], list[int]]:
     return list(dict.fromkeys(s for _, _, s in spans)), sorted(years)
 
 
-_DATE_RE = re.compile(rf"\b{MONTHS}\s+\d{{1,2}},?\s+({YEAR})\b", re.I)
+#: A full date ("January 29, 2023", "Sept. 30 2023"); group 1 is its year.
+DATE_RE = re.compile(rf"\b{MONTHS}\s+\d{{1,2}},?\s+({YEAR})\b", re.I)
 
 
 def date_year(text: str) -> int | None:
     """The year of the last full date in `text` ("Balances, January 29, 2023" -> 2023); None without one."""
-    found = _DATE_RE.findall(text)
+    found = DATE_RE.findall(text)
     return int(found[-1]) if found else None
 
 
@@ -98,7 +99,7 @@ def as_of_years(text: str) -> list[int]:
     [2024, 2023]), in order, each once; none when no date follows "as of", "at", "ended" or "ending"."""
     if not _AS_OF_RE.search(text):
         return []
-    return list(dict.fromkeys(int(y) for y in _DATE_RE.findall(text)))
+    return list(dict.fromkeys(int(y) for y in DATE_RE.findall(text)))
 
 
 # A column header that opens with its period: "2023 Effective Interest Rate", "FY2024", "January 29, 2023 Gross
