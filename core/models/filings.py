@@ -142,7 +142,7 @@ def annual_item(section: str) -> str | None:
         return section
     for items in _ANNUAL_ITEM_IN_FORM.values():
         for item, own in items.items():
-            if own == section and item != "Item 15":
+            if own == section:
                 return item
     return None
 
