@@ -26,12 +26,17 @@ def test_ingest_chunks_filings_delete(tmp_path):
         "company",
         "form",
         "fiscal_year",
+        "fiscal_quarter",
+        "period",
+        "period_end",
+        "event_items",
         "pages",
         "chunks",
         "sections",
         "seconds",
     }
     assert record["chunks"] == sum(record["sections"].values())
+    assert record["period"] == f"FY{record['fiscal_year']}" and record["fiscal_quarter"] is None
 
     lines = run_cli("chunks", "--filing", record["filing_id"], "--data-dir", data_dir).stdout.splitlines()
     chunks = [json.loads(line) for line in lines]
