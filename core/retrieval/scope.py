@@ -59,16 +59,25 @@ def resolve_scope(catalog: Catalog, filings: list[str] | None, section: str | No
     if without:
         scope.parts.append((without, None))
         scope.widened = True
-        scope.notes.append(
-            f"No passage is labelled {section} in {_labels(known, without)} (its Items may not have been "
-            "detected), so that filing was searched whole."
-        )
+        undetected = [fid for fid in without if own[fid]]
+        if undetected:
+            scope.notes.append(
+                f"No passage is labelled {section} in {_labels(known, undetected)} (its Items may not have "
+                "been detected), so that filing was searched whole."
+            )
+        if no_such := [fid for fid in without if not own[fid]]:
+            scope.notes.append(
+                f"{_labels(known, no_such)} has no section for what a 10-K keeps in {section}, so it was "
+                "searched whole."
+            )
     total = sum(counts[fid] for fid in with_section)
     if total < k:
         scope.fill = (filings, None)
         scope.widened = True
+        other_names = [name for name in by_name if name != section]
+        where = f"{section} (as {', '.join(other_names)})" if other_names else section
         scope.notes.append(
-            f"{section} holds only {total} passage{'s' if total != 1 else ''} in the selected filing(s), "
+            f"{where} holds only {total} passage{'s' if total != 1 else ''} in the selected filing(s), "
             f"fewer than the {k} requested, so the remaining candidates come from the whole filing(s); "
             f"passages from {section} are still kept first."
         )

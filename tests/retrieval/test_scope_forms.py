@@ -43,7 +43,13 @@ def test_scope_searches_the_10q_in_its_part_and_item(tmp_path):
 
     scope = resolve_scope(catalog, ["annual", "quarter", "event"], "Item 1A", k=10)
     assert (["quarter"], "Part II Item 1A") in scope.parts and (["event"], None) in scope.parts
-    assert scope.widened and "Acme 8-K" in " ".join(scope.notes)
+    assert (
+        scope.widened and "Acme 8-K FY2023 has no section for what a 10-K keeps in Item 1A" in scope.notes[0]
+    )
+    # Too few passages in the 10-Q's own section: the note names it as the 10-Q does.
+    scope = resolve_scope(catalog, ["quarter"], "Item 1A", k=10)
+    assert scope.parts == [(["quarter"], "Part II Item 1A")] and scope.fill == (["quarter"], None)
+    assert scope.notes[-1].startswith("Item 1A (as Part II Item 1A) holds only 3 passages")
 
     # A filter every filing has under the same name stays one slice.
     assert resolve_scope(catalog, ["annual"], "Item 7", k=10).parts == [(["annual"], "Item 7")]
