@@ -41,9 +41,9 @@ _COMPARE_RE = re.compile(
 )
 #: The history of a figure rather than one change: "historically", "consistent", "over time".
 HISTORY_RE = re.compile(r"\b(historical(ly)?|consistent(ly)?|over time|trend|past (three|3) years)\b", re.I)
-#: Reasons asked for: "why", "what drove", "factors", "due to what".
+#: Reasons asked for: "why", "what drove", "factors", "due to what" ("risk factors" names a section, not a why).
 WHY_RE = re.compile(
-    r"\b(why|drove|drive[sn]?|driver|drivers|driving|reasons?|explain|caus\w*|factors?|led to|contribut\w*"
+    r"\b(why|drove|drive[sn]?|driver|drivers|driving|reasons?|explain|caus\w*|(?<!risk )factors?|led to|contribut\w*"
     r"|attribut\w*|impact\w*|affect\w*|relate|dragged|behind)\b",
     re.I,
 )

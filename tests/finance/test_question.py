@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from core.finance.question import asks_for_change, direction, is_instruction, strip_instructions, unit_asked
+from core.finance.question import (
+    asks_for_change,
+    asks_why,
+    direction,
+    is_instruction,
+    strip_instructions,
+    unit_asked,
+)
 
 
 @pytest.mark.parametrize(
@@ -112,3 +119,16 @@ def test_give_is_an_instruction_only_when_it_asks_for_the_answer_itself():
     assert is_instruction("Give a solution to the question by using the income statement.")
     assert is_instruction("Please provide your answer in USD millions.")
     assert not is_instruction("Give SBC as a % of revenue.")
+
+
+@pytest.mark.parametrize(
+    ("question", "why"),
+    [
+        ("What factors drove the decline in gross margin?", True),
+        ("Why did operating expenses rise in fiscal 2023?", True),
+        ("What risk factors does the 10-Q point to?", False),  # a section's name, not a reason asked for
+        ("List the risk factors about competition, and what caused revenue to fall.", True),
+    ],
+)
+def test_asks_why_reads_risk_factors_as_a_section(question, why):
+    assert asks_why(question) is why
