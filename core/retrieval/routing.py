@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date, timedelta
 
 from core.models import UNKNOWN_COMPANY, Filing, QueryAnalysis
+from core.text.periods import NamedQuarter, quarters_named
 from core.text.tokens import tokenize
 
 # Legal-form words say nothing about which company is meant.
@@ -107,8 +109,47 @@ def _named_companies(analysis: QueryAnalysis, filings: list[Filing]) -> list[Fil
     return named
 
 
+#: A period that ends in the first week of a calendar quarter (a 52/53-week quarter ending April 1) belongs to
+#: the calendar quarter before it.
+_SPILL = timedelta(days=7)
+
+
+def _calendar_quarter(filing: Filing) -> tuple[int, int] | None:
+    """(quarter, year) of the calendar quarter a filing's period ends in, if its period end is known."""
+    if not filing.period_end:
+        return None
+    end = date.fromisoformat(filing.period_end) - _SPILL
+    return (end.month - 1) // 3 + 1, end.year
+
+
 def _of_years(filings: list[Filing], years: list[int]) -> list[Filing]:
-    return [f for f in filings if f.fiscal_year in years]
+    """Filings of the years named, as the company counts its fiscal years or as the calendar does (NVIDIA's
+    quarter ended April 30, 2023 is in fiscal 2024 and in calendar 2023)."""
+    return [
+        f
+        for f in filings
+        if f.fiscal_year in years or ((cal := _calendar_quarter(f)) is not None and cal[1] in years)
+    ]
+
+
+def _of_quarters(filings: list[Filing], quarters: list[NamedQuarter]) -> list[Filing]:
+    """Filings of a quarter named ("Q1 2023"), read as the company's fiscal quarter or, unless the question
+    says fiscal, as a calendar quarter; an annual report is its fiscal year's fourth quarter."""
+
+    def named(quarter: int, year: int | None, asked: NamedQuarter) -> bool:
+        return asked.quarter == quarter and asked.year in (None, year)
+
+    chosen = []
+    for f in filings:
+        fiscal = f.fiscal_quarter or (4 if f.form.startswith(("10-K", "20-F", "40-F")) else None)
+        calendar = _calendar_quarter(f) if f.fiscal_quarter else None
+        if any(
+            (fiscal is not None and named(fiscal, f.fiscal_year, asked))
+            or (calendar is not None and not asked.fiscal and named(*calendar, asked))
+            for asked in quarters
+        ):
+            chosen.append(f)
+    return chosen
 
 
 def route_filings(analysis: QueryAnalysis, filings: list[Filing]) -> Route | None:
@@ -117,16 +158,21 @@ def route_filings(analysis: QueryAnalysis, filings: list[Filing]) -> Route | Non
     - A company named (or several): that company's filings. Filings whose company was not detected stay:
       they may be the one named.
     - Fiscal years named: of those filings (of every filing when no company is named), the ones for the
-      years asked. When the library has none for those years, the company's filings all stay (a later
+      years asked (fiscal or calendar). A quarter named ("Q2 FY2024", "the first quarter of 2023"): of
+      those, the quarter's report, read as a fiscal or a calendar quarter. When the library has none for those years, the company's filings all stay (a later
       10-K reports earlier years as comparatives).
     """
     named = _named_companies(analysis, filings)
     years = sorted(set(analysis.fiscal_years))
+    quarters = quarters_named(analysis.original)
     chosen = named or filings
     dated = _of_years(chosen, years) if years else []
     if dated:
         chosen = dated
-    elif not named:
+    in_quarter = _of_quarters(chosen, quarters) if quarters else []
+    if in_quarter:
+        chosen = in_quarter
+    if not (named or dated or in_quarter):
         return None
     unknown = [f for f in filings if not f.company or f.company == UNKNOWN_COMPANY]
     routed = list({f.filing_id: f for f in [*chosen, *unknown]}.values())
@@ -134,7 +180,12 @@ def route_filings(analysis: QueryAnalysis, filings: list[Filing]) -> Route | Non
         return None
     companies = list(dict.fromkeys(f.company for f in named))
     what = " and ".join(companies) if companies else "every company"
-    period = f" for FY{', FY'.join(str(y) for y in years)}" if dated else ""
+    if in_quarter:
+        period = " for " + ", ".join(
+            f"Q{q.quarter}" + (f" {'FY' if q.fiscal else ''}{q.year}" if q.year else "") for q in quarters
+        )
+    else:
+        period = f" for FY{', FY'.join(str(y) for y in years)}" if dated else ""
     also = f" (and {len(unknown)} filing(s) whose company is unknown)" if unknown else ""
     return Route(
         filing_ids=[f.filing_id for f in routed],

@@ -46,6 +46,56 @@ def quarter_number(ordinal: str) -> int | None:
     return _QUARTER_NUMBERS.get(ordinal.strip().lower()[:3])
 
 
+_QUARTER_NAMED_RES = [
+    # "Q2 FY2024", "Q1 2023", "Q3 FY23", "Q4'22"
+    re.compile(
+        rf"\bQ(?P<q>[1-4])\s*(?:of\s+)?(?:FY\s?|fiscal\s+(?:year\s+)?)?'?(?P<y>{YEAR}|\d{{2}})?\b", re.I
+    ),
+    # "2023 Q1", "FY2024 Q2"
+    re.compile(rf"\b(?:FY\s?)?(?P<y>{YEAR})\s+Q(?P<q>[1-4])\b", re.I),
+    # "the second quarter of fiscal 2024", "third-quarter 2023", "first quarter"
+    re.compile(
+        rf"\b(?P<w>{QUARTER_ORDINAL})[\s-]+quarter(?:\s+(?:of\s+)?(?:fiscal\s+)?(?:year\s+)?(?P<y>{YEAR}))?\b",
+        re.I,
+    ),
+    # "2023 second-quarter"
+    re.compile(rf"\b(?P<y>{YEAR})\s+(?P<w>{QUARTER_ORDINAL})[\s-]+quarter\b", re.I),
+]
+
+
+@dataclass(frozen=True)
+class NamedQuarter:
+    """A quarter a text names: its number, its year if said, and whether the text says the year is fiscal."""
+
+    quarter: int
+    year: int | None = None
+    fiscal: bool = False
+
+
+_FISCAL_WORD_RE = re.compile(r"\bFY|\bfiscal\b", re.I)
+
+
+def quarters_named(text: str) -> list[NamedQuarter]:
+    """The quarters a text names, in order: "Q2 FY2024" -> Q2 of fiscal 2024, "the first quarter of 2023" ->
+    Q1 of 2023 (fiscal or calendar: the text does not say), "Q3" -> Q3 of a year not named."""
+    matches = sorted(
+        (m for rx in _QUARTER_NAMED_RES for m in rx.finditer(text)), key=lambda m: (m.start(), -m.end())
+    )
+    found: list[NamedQuarter] = []
+    end = -1
+    for m in matches:  # the longest reading at each place, left to right
+        if m.start() < end:
+            continue
+        end = m.end()
+        groups = m.groupdict()
+        quarter = int(groups["q"]) if groups.get("q") else quarter_number(groups.get("w") or "")
+        raw = groups.get("y")
+        year = None if raw is None else int(raw) if len(raw) == 4 else 2000 + int(raw)
+        if quarter is not None:
+            found.append(NamedQuarter(quarter, year, bool(_FISCAL_WORD_RE.search(m.group(0)))))
+    return list(dict.fromkeys(found))
+
+
 _TIME_RES = [
     re.compile(p, re.IGNORECASE)
     for p in [

@@ -92,3 +92,38 @@ def test_company_forms_in_questions() -> None:
     for query in ("J&J talc litigation", "JnJ talc litigation", "What is AmEx's card volume?"):
         route = route_filings(analyze_query(query), known)
         assert route is not None and len(route.filing_ids) == 1, query
+
+
+def _report(filing_id: str, form: str, year: int, quarter: int | None, end: str) -> Filing:
+    return Filing(
+        filing_id=filing_id, filename=f"{filing_id}.pdf", company="Apple Inc.", form=form, fiscal_year=year,
+        fiscal_quarter=quarter, period_end=end, source_type="pdf", pages=1, chunks=1,
+    )  # fmt: skip
+
+
+# Apple's fiscal year ends in late September: its fiscal Q1 2023 ended December 31, 2022.
+APPLE = [
+    _report("10k-fy22", "10-K", 2022, None, "2022-09-24"),
+    _report("q1-fy23", "10-Q", 2023, 1, "2022-12-31"),
+    _report("q2-fy23", "10-Q", 2023, 2, "2023-04-01"),
+    _report("q3-fy23", "10-Q", 2023, 3, "2023-07-01"),
+    _report("10k-fy23", "10-K", 2023, None, "2023-09-30"),
+]
+
+
+def test_a_named_quarter_routes_to_its_report_read_as_fiscal_or_calendar() -> None:
+    route = route_filings(analyze_query("What were Apple's net sales in Q2 FY2023?"), APPLE)
+    # Fiscal Q2 2023 (ended April 1, 2023) is also calendar Q1 2023's report, never the whole year's.
+    assert route is not None and route.filing_ids == ["q2-fy23"] and "Q2 FY2023" in route.note
+    # "The first quarter of 2023" may mean Apple's fiscal Q1 or the calendar's: both reports stay.
+    route = route_filings(analyze_query("Apple's gross margin in the first quarter of 2023"), APPLE)
+    assert route is not None and route.filing_ids == ["q1-fy23", "q2-fy23"]
+    # The fourth quarter of a fiscal year is in its annual report.
+    route = route_filings(analyze_query("Apple's revenue in Q4 fiscal 2022"), APPLE)
+    assert route is not None and route.filing_ids == ["10k-fy22"]
+
+
+def test_a_year_named_keeps_the_calendar_years_reports_too() -> None:
+    route = route_filings(analyze_query("How did Apple's sales change in 2022?"), APPLE)
+    # Fiscal 2022 and the quarter that ended in calendar 2022 (fiscal Q1 2023).
+    assert route is not None and route.filing_ids == ["10k-fy22", "q1-fy23"]

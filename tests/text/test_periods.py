@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.text.periods import find_time_expressions, fiscal_years
+from core.text.periods import NamedQuarter, find_time_expressions, fiscal_years, quarters_named
 
 
 @pytest.mark.parametrize(
@@ -33,3 +33,18 @@ def test_relative_time_and_quarters_are_expressions() -> None:
 def test_fiscal_years_expand_ranges_and_short_forms() -> None:
     assert fiscal_years("FY2017 - FY2019 and FY22") == [2017, 2018, 2019, 2022]
     assert fiscal_years("in 1850 and 2061") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("Best Buy's revenue in Q2 FY24", [NamedQuarter(2, 2024, True)]),
+        ("in the first quarter of fiscal 2023", [NamedQuarter(1, 2023, True)]),
+        ("the 2023 Q1 report", [NamedQuarter(1, 2023)]),
+        ("third-quarter 2023 results", [NamedQuarter(3, 2023)]),
+        ("Q1 2023 against Q2", [NamedQuarter(1, 2023), NamedQuarter(2)]),
+        ("fiscal 2023 revenue under Item 1A", []),
+    ],
+)
+def test_quarters_named(text, named):
+    assert quarters_named(text) == named
