@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from core.models import Evidence, KnowledgeCard, ResearchNote, Tool
+from core.models import Evidence, Filing, KnowledgeCard, ResearchNote, Tool, fiscal_calendar
+from core.text.periods import FiscalCalendar
 
 
 class FilingInfo(BaseModel):
@@ -14,6 +15,27 @@ class FilingInfo(BaseModel):
     label: str
     company: str
     fiscal_year: int | None = None
+    form: str = "10-K"
+    fiscal_quarter: int | None = None
+    period_end: str | None = None
+
+    @classmethod
+    def of(cls, filing: Filing) -> FilingInfo:
+        """What an agent may know about a filing of the catalog."""
+        return cls(
+            filing_id=filing.filing_id,
+            label=filing.label,
+            company=filing.company,
+            fiscal_year=filing.fiscal_year,
+            form=filing.form,
+            fiscal_quarter=filing.fiscal_quarter,
+            period_end=filing.period_end,
+        )
+
+    @property
+    def calendar(self) -> FiscalCalendar | None:
+        """The company's fiscal calendar as the filing shows it (see Filing.calendar)."""
+        return fiscal_calendar(self.form, self.fiscal_year, self.fiscal_quarter, self.period_end)
 
 
 class PlannerInput(BaseModel):

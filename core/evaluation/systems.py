@@ -116,12 +116,7 @@ class Systems:
         return self._deps
 
     def _filing_info(self, filing: Filing) -> FilingInfo:
-        return FilingInfo(
-            filing_id=filing.filing_id,
-            label=filing.label,
-            company=filing.company,
-            fiscal_year=filing.fiscal_year,
-        )
+        return FilingInfo.of(filing)
 
     def _answer_one_step(
         self, question: str, filings: list[Filing], evidence: list[Evidence], *, chunk_text=None

@@ -192,19 +192,25 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
     label = request.name[:1].upper() + request.name[1:]
     shown = {y: format_value(request, e.value, e.inputs) for y, e in done.items()}  # type: ignore[arg-type]
     workings = "; ".join(
-        f"FY{y}: {e.working} = {shown[y]}" if len(per_year) > 1 else f"{e.working} = {shown[y]}"
+        f"{request.period_name(y)}: {e.working} = {shown[y]}"
+        if len(per_year) > 1
+        else f"{e.working} = {shown[y]}"
         for y, e in done.items()
     )
     if request.aggregate and len(done) == len(per_year) and len(done) >= 2:
         years = sorted(done)
-        series = ", ".join(f"FY{y} {shown[y]}" for y in years)
+        series = ", ".join(f"{request.period_name(y)} {shown[y]}" for y in years)
         first, last = done[years[0]].value, done[years[-1]].value
+        first_name, last_name = request.period_name(years[0]), request.period_name(years[-1])
+        span = f"{first_name}–{last_name}"
         assert first is not None and last is not None
         if request.aggregate == "average":
             avg = sum(e.value for e in done.values()) / len(done)  # type: ignore[misc]
             value = avg
-            headline = f"{label}, {len(years)}-year average FY{years[0]}–FY{years[-1]}: {format_value(request, avg, inputs)} ({series})"
-            sentence = f"{label} averaged {format_value(request, avg, inputs)} over FY{years[0]}–FY{years[-1]} ({series})."
+            headline = (
+                f"{label}, {len(years)}-year average {span}: {format_value(request, avg, inputs)} ({series})"
+            )
+            sentence = f"{label} averaged {format_value(request, avg, inputs)} over {span} ({series})."
         elif request.aggregate == "cagr":
             periods = years[-1] - years[0]
             value = (
@@ -213,9 +219,9 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
                 else None
             )
             rate = _signed_percent(value) if value is not None else "n/a"
-            headline = f"{label}, compound annual growth FY{years[0]}–FY{years[-1]}: {rate} ({series})"
+            headline = f"{label}, compound annual growth {span}: {rate} ({series})"
             sentence = (
-                f"{label} grew at a compound annual rate of {rate} from FY{years[0]} to FY{years[-1]} "
+                f"{label} grew at a compound annual rate of {rate} from {first_name} to {last_name} "
                 f"({shown[years[0]]} to {shown[years[-1]]})."
             )
         elif request.kind == "amount":
@@ -226,8 +232,8 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
             moved = "up" if last > first else "down" if last < first else "unchanged"
             size = f" {change.lstrip('+−')}" if value is not None and moved != "unchanged" else ""
             sentence = (
-                f"{label} was {shown[years[-1]]} in FY{years[-1]}, {moved}{size} from {shown[years[0]]} in "
-                f"FY{years[0]}."
+                f"{label} was {shown[years[-1]]} in {last_name}, {moved}{size} from {shown[years[0]]} in "
+                f"{first_name}."
             )
         else:
             points = _as_number(request, last, inputs) - _as_number(request, first, inputs)
@@ -236,8 +242,8 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
             size = "" if direction == "unchanged" else f" {_move(request, abs(points))}"
             headline = f"{label}: {series}; {direction}{size}"
             sentence = (
-                f"{label} was {shown[years[-1]]} in FY{years[-1]}, {direction}{size} from {shown[years[0]]} in "
-                f"FY{years[0]}."
+                f"{label} was {shown[years[-1]]} in {last_name}, {direction}{size} from {shown[years[0]]} in "
+                f"{first_name}."
             )
         if len(years) > 2 and request.aggregate == "change":
             # A history ("consistent each year?") is judged by its year-on-year moves, not only end to end.
@@ -253,14 +259,18 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
     if len(done) == len(per_year) and done:
         year = max(done)
         value = done[year].value
-        series = "; ".join(f"FY{y}: {shown[y]}" for y in sorted(done))
-        headline = f"{label} ({series})" if len(done) > 1 else f"{label} (FY{year}): {shown[year]}"
-        stated = " and ".join(f"{shown[y]} in FY{y}" for y in sorted(done))
+        series = "; ".join(f"{request.period_name(y)}: {shown[y]}" for y in sorted(done))
+        headline = (
+            f"{label} ({series})"
+            if len(done) > 1
+            else f"{label} ({request.period_name(year)}): {shown[year]}"
+        )
+        stated = " and ".join(f"{shown[y]} in {request.period_name(y)}" for y in sorted(done))
         sentence = f"{label} was {stated}."
         return _with_caveats(
             ComputedFigure(request, per_year, value, headline, workings, inputs, missing, sentence)
         )
-    gaps = ", ".join(f"{name} for FY{year}" for name, year in missing) or "the inputs"
-    headline = f"{label} ({', '.join(f'FY{y}' for y in request.years)}): not computed — {gaps} not found"
+    gaps = ", ".join(f"{name} for {request.period_name(year)}" for name, year in missing) or "the inputs"
+    headline = f"{label} ({', '.join(request.period_name(y) for y in request.years)}): not computed — {gaps} not found"
     sentence = f"The filings searched do not state {gaps}, so {_subject(label)} is not given."
     return ComputedFigure(request, per_year, None, headline, workings, inputs, missing, sentence)

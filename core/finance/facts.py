@@ -17,6 +17,7 @@ from core.finance.page_text import PageText, build_page
 from core.finance.rows import FigureRow, read_rows, scale_at_end
 from core.models import Chunk, annual_item
 from core.models.facts import PRIMARY_STATEMENTS, Fact, FactValue, TableKind
+from core.text.periods import FiscalCalendar
 
 #: How a fact's id is written: the filing id's first 16 characters and the row's number in the filing.
 _ID_DIGITS = 5
@@ -57,6 +58,8 @@ def _values(row: FigureRow) -> list[FactValue]:
                 # A column with a unit of its own (units per column): its scale, 1.0 for per-share figures.
                 scale=1.0 if per_share else scale,
                 per_share=per_share,
+                months=row.months_of(k),
+                period_end=row.periods[k].end if k < len(row.periods) else None,
             )
         )
     return out
@@ -152,9 +155,31 @@ def _continued_statements(facts: list[Fact]) -> list[Fact]:
             and all(v.fiscal_year is None for v in fact.values)
         ):
             values = [
-                v.model_copy(update={"fiscal_year": d.fiscal_year, "period": v.period or d.period})
+                v.model_copy(
+                    update={
+                        "fiscal_year": d.fiscal_year,
+                        "period": v.period or d.period,
+                        "months": d.months,
+                        "period_end": d.period_end,
+                    }
+                )
                 for v, d in zip(fact.values, dated.values, strict=True)
             ]
             fact = fact.model_copy(update={"values": values})
         out.append(fact)
+    return out
+
+
+def in_fiscal_calendar(facts: list[Fact], calendar: FiscalCalendar | None) -> list[Fact]:
+    """Facts with each value's year read in the company's fiscal calendar (see rows.in_fiscal_years): a
+    quarterly report's columns print the calendar year they end in. A report on a whole year is unchanged."""
+    if calendar is None or calendar.quarter is None:
+        return facts
+    out = []
+    for fact in facts:
+        values = [
+            v.model_copy(update={"fiscal_year": calendar.column_year(v.fiscal_year, v.period_end)})
+            for v in fact.values
+        ]
+        out.append(fact.model_copy(update={"values": values}))
     return out

@@ -73,20 +73,26 @@ def row_score(operand: Operand, row: FigureRow) -> float | None:
 
 
 def make_lookup(rows: Sequence[SourcedRow], facts: Lookup | None = None) -> Lookup:
-    """A lookup that picks, for an operand and year, the best-labelled row with a value in that year among
+    """A lookup that picks, for an operand and year (and, in a quarterly report, the months to date asked
+    for instead of the quarter), the best-labelled row with a value in that year among
     `rows` (the pages the research read); a line item they do not hold, or a phrase the lexicon does not know,
     is looked up among the filing's facts by meaning (`facts`). Found.source is the cited passage (it has
     `chunk` and `quote`)."""
 
-    def lookup(operand: Operand, year: int) -> Found | None:
-        if operand.item is None and not operand.qualifier and facts is not None:
-            return facts(operand, year) or from_rows(operand, year)
-        return from_rows(operand, year) or (facts(operand, year) if facts is not None else None)
+    def lookup(operand: Operand, year: int, months: int | None = None) -> Found | None:
+        def from_facts() -> Found | None:
+            if facts is None:
+                return None
+            return facts(operand, year, months=months) if months is not None else facts(operand, year)
 
-    def from_rows(operand: Operand, year: int) -> Found | None:
+        if operand.item is None and not operand.qualifier and facts is not None:
+            return from_facts() or from_rows(operand, year, months)
+        return from_rows(operand, year, months) or from_facts()
+
+    def from_rows(operand: Operand, year: int, months: int | None) -> Found | None:
         best: tuple[float, SourcedRow, float] | None = None
         for sourced in rows:
-            figure = sourced.row.value_for(year)
+            figure = sourced.row.value_for(year, months)
             # Line items are amounts; a named row (a segment's margin) may be a percentage.
             if figure is None or (figure.is_percent and operand.item is not None):
                 continue
@@ -102,7 +108,7 @@ def make_lookup(rows: Sequence[SourcedRow], facts: Lookup | None = None) -> Look
         if best is None:
             return None
         _, sourced, value = best
-        figure = sourced.row.value_for(year)
+        figure = sourced.row.value_for(year, months)
         return Found(
             value=value,
             label=sourced.row.label,

@@ -46,7 +46,7 @@ from core.finance.vocabulary import (
     with_filing_words,
     words_beyond,
 )
-from core.text.periods import fiscal_years
+from core.text.periods import FiscalCalendar, fiscal_years
 from core.text.tokens import content_terms
 
 _GROWTH_RE = re.compile(r"\b(growth|growing|grow|grew)\b", re.I)
@@ -73,14 +73,26 @@ class FigureRequest:
     line_items: list[LineItem] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)  # other textbook definitions, tried in order
     position: int = field(default=-1, compare=False)  # where the question names it (-1: not one place)
+    # A quarterly report's calendar: the years are then its quarter in each fiscal year (or `months` to date).
+    calendar: FiscalCalendar | None = None
+    months: int | None = None  # the year to date asked for (6, 9) instead of the quarter
 
     @property
     def statements(self) -> list[str]:
         return list(dict.fromkeys(li.statement for li in self.line_items))
 
+    def period_name(self, year: int) -> str:
+        """How the answer names the period of `year`'s figure: "FY2023"; of a quarterly report "Q1 FY2023"
+        (a balance before the report's own year is the fiscal year end the balance sheet compares with)."""
+        if self.calendar is None:
+            return f"FY{year}"
+        if self.statements == ["balance"] and year < self.calendar.fiscal_year:
+            return f"FY{year} year end"
+        return self.calendar.period_name(year, self.months)
+
     def describe(self) -> str:
         """'fixed asset turnover ratio (FY2019)' — how the plan and the answer name it."""
-        years = ", ".join(f"FY{y}" for y in self.years)
+        years = ", ".join(self.period_name(y) for y in self.years)
         how = {"change": "change over ", "average": "average over ", "cagr": "CAGR over "}.get(
             self.aggregate or "", ""
         )

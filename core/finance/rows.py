@@ -21,10 +21,14 @@ from core.text.markdown_table import is_table_line, table_lines
 from core.text.periods import (
     YEAR,
     ColumnHeader,
+    ColumnPeriod,
+    FiscalCalendar,
     as_of_years,
     column_headers,
+    column_periods,
     column_year,
     date_year,
+    of_length,
     without_period,
 )
 
@@ -82,6 +86,12 @@ class FigureRow:
     share_scale: float | None = None  # the unit of share counts when the table states one of its own
     # Each value's own unit where the table states units per column: (scale, per share) of its header cell.
     column_units: tuple[tuple[float | None, bool], ...] = ()
+    # Each value's period where the header says it: three or six months, or a balance; the date it ends.
+    periods: tuple[ColumnPeriod, ...] = ()
+
+    def months_of(self, k: int) -> int | None:
+        """The length in months of column `k`'s period (None: a balance, or the header does not say)."""
+        return self.periods[k].months if k < len(self.periods) else None
 
     @property
     def share_count(self) -> bool:
@@ -111,11 +121,14 @@ class FigureRow:
             return self.share_scale
         return self.scale
 
-    def value_for(self, year: int) -> Figure | None:
-        """The value printed in `year`'s column (None when the row has no such column or it is blank). When
-        several columns share the year (a block of segment columns under one year), the one headed "Total";
-        without one the period does not say which value is meant, so none."""
+    def value_for(self, year: int, months: int | None = None) -> Figure | None:
+        """The value printed in `year`'s column (None when the row has no such column or it is blank).
+        Columns of the same year that cover periods of different lengths (a quarter and the year to date)
+        are told apart by `months`: the length asked for, else the shortest. When several columns share the
+        year otherwise (a block of segment columns under one year), the one headed "Total"; without one the
+        period does not say which value is meant, so none."""
         found = [k for k, y in enumerate(self.years) if y == year]
+        found = [found[n] for n in of_length([self.months_of(k) for k in found], months)]
         if len(found) > 1:
             totals = [
                 k for k in found if k < len(self.columns) and re.match(r"total\b", self.columns[k], re.I)
@@ -206,6 +219,18 @@ def _header_before(headers: list[ColumnHeader], pos: int) -> ColumnHeader | None
     return best
 
 
+#: How far above its years a header's words about the periods may start ("Three Months Ended ... April 1,").
+_HEADER_WORDS_CHARS = 240
+
+
+def _header_text(text: str, header: ColumnHeader | None, rows: list[FigureRow], offset: int) -> str:
+    """The words heading a table's columns: its years and the text just above them, back to the row before."""
+    if header is None:
+        return ""
+    above = next((row.end - offset for row in reversed(rows) if row.end - offset <= header.start), 0)
+    return text[max(header.start - _HEADER_WORDS_CHARS, above, 0) : header.end]
+
+
 def _years_for(values: list[Figure | None], header: ColumnHeader | None) -> tuple[int | None, ...]:
     if header is None:
         return tuple(None for _ in values)
@@ -285,11 +310,14 @@ def _stream_rows(text: str, offset: int = 0) -> list[FigureRow]:
         if label and _WORDY_RE.search(label) and len(label) <= 300:
             start, end = label_start, run[-1][2]
             statement, caption = _statement_before(text, start)
+            header = _header_before(headers, start)
+            years = _years_for(values, header)
             rows.append(
                 FigureRow(
                     label=label.strip(" :"),
                     values=tuple(values),
-                    years=_years_for(values, _header_before(headers, start)),
+                    years=years,
+                    periods=column_periods(_header_text(text, header, rows, offset), years),
                     start=offset + start,
                     end=offset + end,
                     text=" ".join(text[start:end].split()),
@@ -427,9 +455,11 @@ def _markdown_rows(text: str) -> list[FigureRow]:
     header_units: list[
         tuple[float | None, bool]
     ] = []  # each header cell's own unit, when units are per column
+    header_text = ""  # the table's header rows as printed (periods' lengths and dates)
     for line in table_lines(text):
         if line.table != table:
             table, header_years, header_cells, header_units = line.table, [], [], []
+            header_text = ""
             if not line.above_separator:
                 block_year, table_year, last_header, table_title = None, None, None, ""
                 part += 1
@@ -443,6 +473,7 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 part += 1
             last_header = (line.caption, line.cells)
             header_cells, header_years = list(line.cells), []
+            header_text = line.line
             header_units = _column_units(header_cells)
         cells = list(line.cells)
         periods = [cell for cell in cells[1:] if cell]
@@ -477,6 +508,7 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 block_year = years[0]  # the year heads the rows below it; the columns are not periods
             elif any(years[1:]):
                 header_years = years
+                header_text += f" {line.line}"
             elif _WORDY_RE.search(cells[0]):
                 # A heading, even one naming years under a header of periods ("2013 – 2023 debt issuances:").
                 heading, members = cells[0], []
@@ -550,6 +582,9 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 if members and not re.match(r"net (?:cash|increase|decrease|change)\b", label, re.I)
                 else "",
                 columns=columns,
+                periods=column_periods(
+                    " ".join(dict.fromkeys(t for t in (line.caption, table_title, header_text) if t)), years
+                ),
                 column_units=tuple(
                     header_units[k] if k < len(header_units) else (None, False) for k in numeric
                 )
@@ -590,6 +625,21 @@ def _roll_forward(rows: list[FigureRow], parts: list[int]) -> list[FigureRow]:
             first = False
         else:
             pending.append(index)
+    return out
+
+
+def in_fiscal_years(rows: list[FigureRow], calendar: FiscalCalendar | None) -> list[FigureRow]:
+    """`rows` with each column's year read in the company's fiscal calendar: a quarterly report prints the
+    calendar year its columns end in (Apple's quarter ended December 31, 2022 is fiscal 2023, the September
+    24, 2022 balance beside it fiscal 2022). A report on a whole year keeps the years its statements print,
+    which are the names the company gives its fiscal years."""
+    if calendar is None or calendar.quarter is None:
+        return rows
+    out = []
+    for row in rows:
+        ends = [row.periods[k].end if k < len(row.periods) else None for k in range(len(row.years))]
+        years = tuple(calendar.column_year(year, end) for year, end in zip(row.years, ends, strict=True))
+        out.append(replace(row, years=years))
     return out
 
 

@@ -37,11 +37,7 @@ def filing_infos(deps: ResearchDeps, filing_ids: list[str]) -> list[FilingInfo]:
             label = deps.filing_labels.get(fid, fid[:12])
             infos.append(FilingInfo(filing_id=fid, label=label, company=label.split(" ")[0]))
         else:
-            infos.append(
-                FilingInfo(
-                    filing_id=fid, label=filing.label, company=filing.company, fiscal_year=filing.fiscal_year
-                )
-            )
+            infos.append(FilingInfo.of(filing))
     return infos
 
 

@@ -352,6 +352,7 @@ def calculate(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str,
         prior,
         step_index=index,
         default_year=infos[0].fiscal_year if len(infos) == 1 else None,
+        calendar=infos[0].calendar if len(infos) == 1 else None,
         rows=rows if pages is not None else None,
         # With several filings in the run, each figure says whose it is.
         owner=forms[0] if forms and len(state.get("filing_ids") or []) > 1 else None,

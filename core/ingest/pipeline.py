@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.failures import failure_message
+from core.finance.facts import in_fiscal_calendar
 from core.index.embedding_cache import CacheStats
 from core.index.store import FilingAlreadyIngested, IndexStore
 from core.ingest.chunker import chunk_sections
@@ -21,7 +22,16 @@ from core.ingest.parse import parse_filing
 from core.ingest.sections import split_sections
 from core.ingest.validate import check_upload, display_filename
 from core.ingest.xbrl_join import filing_facts
-from core.models import UNKNOWN_COMPANY, Chunk, Fact, Filing, IngestProgress, IngestResult, SourceType
+from core.models import (
+    UNKNOWN_COMPANY,
+    Chunk,
+    Fact,
+    Filing,
+    IngestProgress,
+    IngestResult,
+    SourceType,
+    fiscal_calendar,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +69,10 @@ def filing_id_for(data: bytes) -> str:
 #: 10: 10-Qs, 8-Ks and earnings releases are read as what they are: their own sections (a 10-Q's Parts and
 #:     Items, an 8-K's Items and furnished exhibit, a release's highlights, outlook, statements and non-GAAP
 #:     reconciliations), fiscal quarter and period end from the company's own fiscal calendar.
-INDEX_VERSION = 10
+#: 11: a fact's value carries how many months its column covers and the date it ends ("Three Months Ended
+#:     April 1, 2023"); a quarterly report's columns are read in the company's fiscal years; "Condensed
+#:     Consolidated" statements are statements.
+INDEX_VERSION = 11
 
 
 class _Progress:
@@ -147,7 +160,10 @@ def _prepare(
     progress.end()
 
     progress.begin("facts")
-    facts = filing_facts(filing_id, chunks, data, source_type)
+    calendar = fiscal_calendar(
+        parsed.form or "10-K", parsed.fiscal_year, parsed.fiscal_quarter, parsed.period_end
+    )
+    facts = in_fiscal_calendar(filing_facts(filing_id, chunks, data, source_type), calendar)
     names = [f.search_name for f in facts]
     # Names repeat within a filing and across filings ("Total revenues"): the cache embeds each once.
     fact_vectors = store.embedding_cache.embed(store.embedder, names) if names else None

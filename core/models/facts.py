@@ -4,9 +4,12 @@ ingestion so that any line item a filing prints can be found, cited and computed
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from core.text.periods import of_length
 
 #: What kind of table a row sits in: a primary statement, the equity statement, a segment table, an MD&A
 #: table, a note to the statements, or another table.
@@ -73,6 +76,14 @@ class FactValue(BaseModel):
         "thousands)': 1e3; 1.0 for a per-share column); None: the table's unit (Fact.scale).",
     )
     per_share: bool = Field(default=False, description="A per-share column ('Fair Value Per RSU').")
+    months: int | None = Field(
+        default=None,
+        description="How many months the column covers where its header says (3: 'Three Months Ended'; None: "
+        "a balance at a date, or not said).",
+    )
+    period_end: date | None = Field(
+        default=None, description="The date the column's period ends, if printed."
+    )
 
     def unit_scale(self, table_scale: float | None) -> float | None:
         """The scale of this value: its column's own unit, else the table's (`Fact.scale`)."""
@@ -123,9 +134,12 @@ class Fact(BaseModel):
         """A per-share value: the row is per share, or its column is."""
         return self.per_share or value.per_share
 
-    def value_for(self, fiscal_year: int) -> FactValue | None:
-        """The value printed in the column of `fiscal_year` (None when the row has no such column)."""
-        return next((v for v in self.values if v.fiscal_year == fiscal_year), None)
+    def value_for(self, fiscal_year: int, months: int | None = None) -> FactValue | None:
+        """The value printed in the column of `fiscal_year` (None when the row has no such column); of a
+        quarter's and a year to date's columns, the one `months` long, else the shorter (the quarter)."""
+        found = [v for v in self.values if v.fiscal_year == fiscal_year]
+        kept = of_length([v.months for v in found], months)
+        return found[kept[0]] if kept else None
 
     @property
     def name(self) -> str:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from core.text.periods import FiscalCalendar
 
 # --- 10-K structure -------------------------------------------------------------------------
 
@@ -235,6 +237,25 @@ class Filing(BaseModel):
     def period(self) -> str:
         """The period the filing covers, as an analyst says it: 'FY2023', 'Q3 FY2022', '8-K of 2022-08-19'."""
         return period_label(self.form, self.fiscal_year, self.fiscal_quarter, self.period_end)
+
+    @property
+    def calendar(self) -> FiscalCalendar | None:
+        """The company's fiscal calendar as this report shows it (None without a fiscal year and period end,
+        and for an 8-K, whose date is an event's, not a period's)."""
+        return fiscal_calendar(self.form, self.fiscal_year, self.fiscal_quarter, self.period_end)
+
+
+def fiscal_calendar(
+    form: str, fiscal_year: int | None, fiscal_quarter: int | None, period_end: str | None
+) -> FiscalCalendar | None:
+    """The fiscal calendar a report's form, fiscal year, quarter and period end give (see Filing.calendar)."""
+    if not fiscal_year or not period_end or form.startswith("8-K"):
+        return None
+    try:
+        end = date.fromisoformat(period_end)
+    except ValueError:
+        return None
+    return FiscalCalendar(fiscal_year, end, fiscal_quarter)
 
 
 class Chunk(BaseModel):

@@ -159,8 +159,10 @@ class FactIndex:
         item: LineItem | None = None,
         qualifier: str | None = None,
         limit: int = 5,
+        months: int | None = None,
     ) -> list[FactMatch]:
-        """Facts of the filing that report `phrase` for fiscal `year`, best first."""
+        """Facts of the filing that report `phrase` for fiscal `year` (`months` to date in a quarterly
+        report; None: its quarter), best first."""
         loaded = self._load(filing_id)
         facts, activity = loaded.facts, loaded.activity
         if not facts:
@@ -177,7 +179,7 @@ class FactIndex:
         part = _terms(qualifier) if qualifier else _terms(leading.group(1)) if leading else set()
         matches: list[FactMatch] = []
         for index, fact in enumerate(facts):
-            value = fact.value_for(year)
+            value = fact.value_for(year, months)
             if value is None or value.number is None or fact.per_share_of(value) != per_share:
                 continue
             if value.percent != (item is None and bool(_PERCENT_ASKED_RE.search(phrase))):
@@ -293,14 +295,20 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
                 )
         return None
 
-    def lookup(operand: Operand, year: int) -> Found | None:
+    def lookup(operand: Operand, year: int, months: int | None = None) -> Found | None:
         counted = count_in_prose(operand, year)
         if counted is not None:
             return counted
         best: FactMatch | None = None
         for filing_id in filing_ids:
             for match in index.search(
-                operand.phrase, filing_id, year, item=operand.item, qualifier=operand.qualifier, limit=1
+                operand.phrase,
+                filing_id,
+                year,
+                item=operand.item,
+                qualifier=operand.qualifier,
+                limit=1,
+                months=months,
             ):
                 if best is None or match.score > best.score:
                     best = match

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from core.finance.lookup import SourcedRow
 from core.finance.page_text import PageText, build_page
-from core.finance.rows import FigureRow, read_rows
+from core.finance.rows import FigureRow, in_fiscal_years, read_rows
 from core.finance.vocabulary import statement_title_kind
 from core.index.catalog import Catalog
 from core.models import Chunk, Evidence
@@ -144,11 +144,16 @@ class PageReader:
         out: list[SourcedRow] = []
         for kind in kinds:
             for page in self.statement_pages(filing_id, kind)[:2]:
-                for row in read_rows(page.text):
+                for row in self._fiscal_rows(filing_id, page.text):
                     source = _source(page, row, "")
                     if source is not None:
                         out.append(SourcedRow(row, source, rank))
         return out
+
+    def _fiscal_rows(self, filing_id: str, text: str) -> list[FigureRow]:
+        """The table rows of a page of the filing, their columns read in the company's fiscal years."""
+        filing = self.catalog.get_filing(filing_id)
+        return in_fiscal_years(read_rows(text), filing.calendar if filing is not None else None)
 
     def rows(self, evidence: list[Evidence], *, filing_id: str | None = None) -> list[SourcedRow]:
         """Table rows of every page the filing evidence sits on, best-ranked evidence first."""
@@ -165,7 +170,7 @@ class PageReader:
             page = self.page_with_lead(*key)
             if page is None:
                 continue
-            for row in read_rows(page.text):
+            for row in self._fiscal_rows(ev.filing_id, page.text):
                 source = _source(page, row, ev.evidence_id)
                 if source is not None:
                     out.append(SourcedRow(row, source, rank))

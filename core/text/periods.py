@@ -4,7 +4,9 @@ hold. `YEAR` is the one spelling of a year (1950–2049) for every pattern in th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date, timedelta
 
 #: A month name or its abbreviation, as a pattern.
 MONTHS = (
@@ -72,7 +74,8 @@ class NamedQuarter:
     fiscal: bool = False
 
 
-_FISCAL_WORD_RE = re.compile(r"\bFY|\bfiscal\b", re.I)
+#: A text saying its years are fiscal years ("FY2024", "fiscal 2023").
+FISCAL_WORD_RE = re.compile(r"\bFY|\bfiscal\b", re.I)
 
 
 def quarters_named(text: str) -> list[NamedQuarter]:
@@ -92,7 +95,7 @@ def quarters_named(text: str) -> list[NamedQuarter]:
         raw = groups.get("y")
         year = None if raw is None else int(raw) if len(raw) == 4 else 2000 + int(raw)
         if quarter is not None:
-            found.append(NamedQuarter(quarter, year, bool(_FISCAL_WORD_RE.search(m.group(0)))))
+            found.append(NamedQuarter(quarter, year, bool(FISCAL_WORD_RE.search(m.group(0)))))
     return list(dict.fromkeys(found))
 
 
@@ -200,14 +203,26 @@ _FILLER_RE = re.compile(
 )
 
 
+def _distinct_or_repeated(periods: list[str]) -> bool:
+    """Periods that head columns: each once ("2023 2022 2021"), or one run of distinct periods repeated for
+    each length of period ("2023 2022 2023 2022": a quarter's and the year to date's columns)."""
+    width = len(set(periods))
+    if width == len(periods):
+        return True
+    return width >= 2 and len(periods) % width == 0 and periods == periods[:width] * (len(periods) // width)
+
+
 def column_headers(text: str) -> list[ColumnHeader]:
-    """Runs of two or more years separated only by date words: the period headers of tables in `text`."""
+    """Runs of two or more years separated only by date words: the period headers of tables in `text` (a
+    quarterly report repeats its years for the year to date)."""
     headers: list[ColumnHeader] = []
     run: list[re.Match[str]] = []
 
     def close() -> None:
         years = [int(m.group(1)) for m in run]
-        if len(years) >= 2 and len(set(years)) == len(years):
+        # Columns are told apart by their dates where they print them ("December 31, 2022 September 24, 2022").
+        dates = [" ".join(m.group(0).lower().replace(",", " ").split()) for m in run]
+        if len(years) >= 2 and _distinct_or_repeated(dates):
             headers.append(ColumnHeader(tuple(years), run[0].start(), run[-1].end()))
 
     for m in _HEADER_YEAR_RE.finditer(text):
@@ -220,3 +235,165 @@ def column_headers(text: str) -> list[ColumnHeader]:
     if run:
         close()
     return headers
+
+
+# --- Quarterly and year-to-date columns, and a company's fiscal calendar -------------------------------------
+
+#: How long a column's period runs, as a table's header says it: "Three Months Ended", "Six Months Ended",
+#: "Quarter Ended", "13 Weeks Ended", "Year Ended", "Twelve Months Ended".
+_SPAN_RE = re.compile(
+    r"\b(?:(?P<months>three|six|nine|twelve|3|6|9|12)[\s-]+months?"
+    r"|(?P<weeks>13|26|39|52|53)[\s-]+weeks?"
+    r"|(?P<quarter>quarters?)\s+(?:ended|ending)"
+    r"|(?P<year>(?:fiscal\s+)?years?)\s+(?:ended|ending))\b",
+    re.I,
+)
+_MONTH_COUNT = {"three": 3, "six": 6, "nine": 9, "twelve": 12}
+_WEEKS_MONTHS = {13: 3, 26: 6, 39: 9, 52: 12, 53: 12}
+#: A month and day ("April 1", "Sept. 30"), with or without its year after it.
+_MONTH_DAY_RE = re.compile(rf"\b({MONTHS})\s+(\d{{1,2}})\b(?!\.\d)", re.I)
+
+
+def period_spans(text: str) -> list[int]:
+    """The length in months of each period a table header names, in order ("Three Months Ended ... Six
+    Months Ended" -> [3, 6]; "Year Ended" -> [12]); empty when it names none (a balance sheet's dates)."""
+    spans = []
+    for m in _SPAN_RE.finditer(text):
+        if m.group("months"):
+            word = m.group("months").lower()
+            spans.append(_MONTH_COUNT.get(word) or int(word))
+        elif m.group("weeks"):
+            spans.append(_WEEKS_MONTHS[int(m.group("weeks"))])
+        else:
+            spans.append(3 if m.group("quarter") else 12)
+    return spans
+
+
+def month_number(name: str) -> int:
+    """1-12 for a month's name or abbreviation ("Sept." -> 9)."""
+    return ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec").index(
+        name.strip(".").lower()[:3]
+    ) + 1
+
+
+def _safe_date(year: int | None, month: int, day: int) -> date | None:
+    if year is None:
+        return None
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class ColumnPeriod:
+    """What a value column covers, where its header says: its length in months (None: a balance at a date,
+    or not said) and the date its period ends (None: only the year is printed)."""
+
+    months: int | None = None
+    end: date | None = None
+
+
+def column_periods(header: str, years: Sequence[int | None]) -> tuple[ColumnPeriod, ...]:
+    """Each column's period from the words heading a table (`header`: the caption and header cells as
+    printed) and the year read for each column (`years`, None for a column that is not a period).
+
+    The spans the header names are spread over the dated columns in equal groups, left to right ("Three
+    Months Ended | Six Months Ended" over four columns: two each); the months and days it prints are paired
+    with the columns' years when there is one for each dated column, or one for all. Anything the header
+    does not line up with its columns is left unsaid rather than guessed."""
+    dated = [k for k, year in enumerate(years) if year is not None]
+    if not dated:
+        return tuple(ColumnPeriod() for _ in years)
+    months: dict[int, int] = {}
+    spans = period_spans(header)
+    if spans and len(dated) % len(spans) == 0:
+        width = len(dated) // len(spans)
+        months = {k: spans[n // width] for n, k in enumerate(dated)}
+    days = [(month_number(m.group(1)), int(m.group(2))) for m in _MONTH_DAY_RE.finditer(header)]
+    if len(days) == 1:
+        days = days * len(dated)
+    ends: dict[int, date | None] = {}
+    if len(days) == len(dated):
+        ends = {k: _safe_date(years[k], *days[n]) for n, k in enumerate(dated)}
+    return tuple(ColumnPeriod(months.get(k), ends.get(k)) for k in range(len(years)))
+
+
+def of_length(months: Sequence[int | None], asked: int | None) -> list[int]:
+    """Which of one year's columns (each `months` long, None where the header does not say) hold the period
+    asked: `asked` months (a column of another stated length never does), else the shortest stated (a
+    quarter before the year to date). All of them when no length is stated."""
+    known = [m for m in months if m is not None]
+    if not known:
+        return list(range(len(months)))
+    if asked is not None:
+        return [k for k, m in enumerate(months) if m == asked or (m is None and asked not in known)]
+    return [k for k, m in enumerate(months) if m == min(known)]
+
+
+#: Days a fiscal year's end may fall from the estimate of it: quarters of 13 weeks, a 53rd week.
+_YEAR_END_SLACK_DAYS = 45
+
+
+@dataclass(frozen=True)
+class FiscalCalendar:
+    """A company's fiscal calendar as one of its reports shows it: the report's fiscal year, its quarter
+    (None for a report on the whole year) and the date its period ends."""
+
+    fiscal_year: int
+    period_end: date
+    quarter: int | None = None
+
+    @property
+    def year_end(self) -> date:
+        """The (estimated) end of the report's fiscal year: the period end, plus the quarters still to come."""
+        return self.period_end + timedelta(days=91 * (4 - self.quarter)) if self.quarter else self.period_end
+
+    def fiscal_year_of(self, end: date) -> int:
+        """The fiscal year a period ending on `end` belongs to (Apple's quarter ended December 31, 2022 is in
+        fiscal 2023; its year ended September 24, 2022 is fiscal 2022)."""
+        days_before = (self.year_end - end).days
+        return self.fiscal_year - int((days_before + _YEAR_END_SLACK_DAYS) // 365.25)
+
+    def fiscal_year_printed(self, year: int) -> int:
+        """The fiscal year of a column headed by a calendar year alone, read as the same point of an earlier
+        or later year as the report's own period (the year the report's period ends in names its fiscal year
+        shifted by as much as the company's calendar shifts it)."""
+        return year + self.fiscal_year - self.period_end.year
+
+    def column_year(self, year: int | None, end: date | None) -> int | None:
+        """The fiscal year of a column: from the date its period ends, else from the year it prints."""
+        if end is not None:
+            return self.fiscal_year_of(end)
+        return None if year is None else self.fiscal_year_printed(year)
+
+    def period_name(self, fiscal_year: int, months: int | None = None) -> str:
+        """How an analyst names a period of this calendar: "Q2 FY2023" for a quarter, "the six months to Q2
+        FY2023" for a year to date, "FY2023" for a year."""
+        if months == 12 or self.quarter is None:
+            return f"FY{fiscal_year}"
+        if months is None or months == 3:
+            return f"Q{self.quarter} FY{fiscal_year}"
+        return f"{_MONTH_WORDS.get(months, f'{months}')} months to Q{self.quarter} FY{fiscal_year}"
+
+
+_MONTH_WORDS = {6: "six", 9: "nine"}
+
+#: "year to date", "first six months", "first half", "nine months ended": the words that ask for a period
+#: longer than the quarter a quarterly report is about.
+_YEAR_TO_DATE_RE = re.compile(
+    r"\b(?:year[- ]to[- ]date|ytd|first\s+(?P<half>half)|(?:first\s+)?(?P<n>six|nine|6|9)\s+months)\b", re.I
+)
+
+
+def months_asked(text: str, quarter: int | None) -> int | None:
+    """The length of the period `text` asks about, in months, when it is longer than one quarter of the
+    report's fiscal year ("year to date" in a Q3 report: 9); None for the quarter itself."""
+    m = _YEAR_TO_DATE_RE.search(text)
+    if m is None:
+        return None
+    if m.group("half"):
+        return 6
+    if m.group("n"):
+        return _MONTH_COUNT.get(m.group("n").lower()) or int(m.group("n"))
+    return 3 * quarter if quarter and quarter > 1 else None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from core.finance.compute import ComputedFigure, compute
 from core.finance.evidence_figures import run_calculations
@@ -18,6 +19,7 @@ from core.finance.formula import FormulaError, Lookup
 from core.finance.lookup import SourcedRow, make_lookup
 from core.finance.requests import FigureRequest, figure_requests
 from core.models import Evidence, KnowledgeCard, evidence_id
+from core.text.periods import FISCAL_WORD_RE, FiscalCalendar, months_asked
 
 #: Table rows for the statements a computation needs (kinds such as "income"), best first.
 RowSource = Callable[[list[str]], list[SourcedRow]]
@@ -38,12 +40,37 @@ class CalculatorResult:
         return "; ".join(self.notes)
 
 
-def requests_in(sub_question: str, default_year: int | None) -> list[FigureRequest]:
-    """The figure requests a calculator step's wording carries (empty when it names none)."""
+def requests_in(
+    sub_question: str, default_year: int | None, calendar: FiscalCalendar | None = None
+) -> list[FigureRequest]:
+    """The figure requests a calculator step's wording carries (empty when it names none). With a quarterly
+    report's `calendar`, each asks for the report's quarter (or the year to date the wording asks for) in
+    the company's fiscal years."""
     try:
-        return figure_requests(sub_question, default_year)
+        requests = figure_requests(sub_question, default_year)
     except FormulaError:
         return []
+    if calendar is None or calendar.quarter is None:
+        return requests
+    months = months_asked(sub_question, calendar.quarter)
+    return [
+        replace(
+            r, years=_fiscal_years_meant(r.years, calendar, sub_question), calendar=calendar, months=months
+        )
+        for r in requests
+    ]
+
+
+def _fiscal_years_meant(years: list[int], calendar: FiscalCalendar, wording: str) -> list[int]:
+    """The fiscal years the wording means: a question naming the calendar year a quarterly report's period
+    ends in ("NVIDIA's Q1 2023 10-Q" for the quarter ended April 30, 2023, NVIDIA's fiscal 2024), without
+    saying fiscal, means the report's own year; the other years it names move with it."""
+    shift = calendar.fiscal_year - calendar.period_end.year
+    if not shift or calendar.fiscal_year in years or calendar.period_end.year not in years:
+        return years
+    if FISCAL_WORD_RE.search(wording):
+        return years
+    return sorted({y + shift for y in years})
 
 
 def _input_evidence(
@@ -92,11 +119,11 @@ def state_figures(
     result = CalculatorResult()
     number = 1
     for request in requests:
-        computed = compute(request, lookup)
+        computed = compute(request, partial(lookup, months=request.months))
         inputs = _input_evidence(computed, step_index, number + 1, labels or {})
         calc_id = evidence_id(step_index, number)
         number += 1 + len(inputs)
-        result.missing.extend(f"{name} for FY{year}" for name, year in computed.missing)
+        result.missing.extend(f"{name} for {request.period_name(year)}" for name, year in computed.missing)
         if not computed.complete:
             result.notes.append(computed.headline)
             continue
@@ -128,11 +155,13 @@ def run_calculator(
     owner: str | None = None,
     labels: dict[str, str] | None = None,
     facts: Lookup | None = None,
+    calendar: FiscalCalendar | None = None,
 ) -> CalculatorResult:
     """The calculator step: the figures the sub-question names, computed from table rows (`rows` gives them
-    for the statements needed; `owner` names whose figures they are when a run has several filings), or
-    else the growth, ratio, difference or expression it asks for, over figures in `prior` evidence."""
-    requests = requests_in(sub_question, default_year)
+    for the statements needed; `owner` names whose figures they are when a run has several filings; a
+    quarterly report's `calendar` makes them the quarter's), or else the growth, ratio, difference or
+    expression it asks for, over figures in `prior` evidence."""
+    requests = requests_in(sub_question, default_year, calendar)
     if owner:
         requests = [replace(r, name=f"{owner} {r.name}") for r in requests]
     if requests and rows is not None:

@@ -82,9 +82,11 @@ def statements_named(text: str) -> list[Statement]:
 
 
 # A title starts a line: "CONSOLIDATED STATEMENTS OF OPERATIONS", "ACME CORP AND SUBSIDIARIES Consolidated
-# Balance Sheets"; a phrase inside a sentence or a column header is not a title.
+# Balance Sheets", a quarterly report's "Condensed Consolidated Balance Sheets" (a parent company's own
+# "Condensed Balance Sheets" is not the group's statement); a phrase inside a sentence or a column header is not a title.
 TITLE_RE = re.compile(
-    r"^[ \t]*(?:[A-Z0-9.,&' -]+ AND SUBSIDIARIES\s+)?(?:consolidated\s+|combined\s+)?"
+    r"^[ \t]*(?:[A-Z0-9.,&' -]+ AND SUBSIDIARIES\s+)?"
+    r"(?:(?:condensed\s+consolidated|consolidated\s+condensed|consolidated|combined)\s+)?"
     r"(?P<title>balance\s+sheets?|statements?\s+of\s+(?:consolidated\s+)?[a-z'’\s()]{4,60})",
     re.I | re.M,
 )
