@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from core.agents.base import AgentDeps
 from core.agents.clauses import (
@@ -21,7 +22,7 @@ from core.finance.requests import FigureRequest, figure_requests
 from core.finance.vocabulary import STATEMENTS, LineItem, item_for
 from core.models import Plan
 from core.prompts import PLANNER_HUMAN, PLANNER_SYSTEM
-from core.retrieval.routing import company_forms, mentions_company
+from core.retrieval.routing import company_forms, mentions_company, narrowed_to_period
 from core.text.periods import fiscal_years
 
 
@@ -62,7 +63,29 @@ def figure_plan_steps(inputs: PlannerInput) -> list[DraftStep]:
     the calculator step that computes them (none when it asks for no figure)."""
     need, _ = strip_instructions(inputs.question)
     scope = filings_in_scope(need, inputs.filings)
-    return [s for f in scope for s in _figure_steps(need, inputs.question, f, single=len(scope) == 1)]
+    series = over_periods(scope)
+    if series:
+        scope = sorted(scope, key=period_order)
+    return [
+        s
+        for f in scope
+        for s in _figure_steps(need, inputs.question, f, single=len(scope) == 1, series=series)
+    ]
+
+
+def over_periods(scope: list[FilingInfo]) -> bool:
+    """Several reports of one company, one of them quarterly: a question over them follows the company
+    through its periods, each report giving the figure of its own period."""
+    return (
+        len(scope) > 1
+        and len({f.company for f in scope}) == 1
+        and any(f.calendar is not None and f.calendar.quarter for f in scope)
+    )
+
+
+def period_order(filing: FilingInfo) -> tuple[str, int, int]:
+    """Where a report falls in the company's calendar: by the date its period ends, then fiscal year."""
+    return (filing.period_end or "", filing.fiscal_year or 0, filing.fiscal_quarter or 5)
 
 
 def _within_room(figure_steps: list[DraftStep], others: list[DraftStep], max_steps: int) -> list[DraftStep]:
@@ -112,12 +135,15 @@ def filings_in_scope(question: str, filings: list[FilingInfo]) -> list[FilingInf
         # Keep one filing per company at least: a year can be reported in the next year's filing.
         if in_years and {f.company for f in in_years} == companies:
             scope = in_years
+    if len(scope) > 1 and all(f.period_end for f in scope):
+        # "Q2 FY2024", "the latest 10-Q": the report of that period, as the search routes to it.
+        scope = narrowed_to_period(question, scope)
     return scope
 
 
 def _request_question(request: FigureRequest) -> str:
     """A calculator sub-question that names the request so the calculator reads it back exactly."""
-    years = " and ".join(f"FY{y}" for y in request.years)
+    years = " and ".join(request.period_name(y) for y in request.years)
     how = {"change": " and how it changed", "cagr": " and its compound annual growth"}.get(
         request.aggregate or "", ""
     )
@@ -133,15 +159,23 @@ def _request_question(request: FigureRequest) -> str:
     return f"What is {lead}the {request.name} for {years}{how}{unit}?"
 
 
-def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool) -> list[DraftStep]:
-    """Statement searches for the line items the requested figures need, then one calculator step each."""
+def _figure_steps(
+    need: str, question: str, filing: FilingInfo, *, single: bool, series: bool = False
+) -> list[DraftStep]:
+    """Statement searches for the line items the requested figures need, then one calculator step each. In a
+    `series` (one company's reports over periods) each report gives its own period's figures, and its
+    calculator reads them from the report's statements directly: one step per report."""
     try:
         # The company's own name is not a segment: "How much did American Water Works pay in dividends".
-        requests = figure_requests(_without_company(need, filing.company), filing.fiscal_year)
+        requests = figure_requests(
+            _without_company(need, filing.company), filing.fiscal_year, filing.calendar
+        )
     except FormulaError:
         return []
     if not requests:
         return []
+    if series and filing.fiscal_year:
+        requests = [replace(r, years=[filing.fiscal_year], aggregate=None) for r in requests]
     unit = unit_asked(question)
     name = _short_name(filing).rsplit(" FY", 1)[0]
     steps: list[DraftStep] = []
@@ -149,7 +183,9 @@ def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool)
     unknown: list[str] = []
     segments: list[str] = []  # line items of a segment or product, reported in MD&A and segment notes
     years: set[int] = set()
+    periods: dict[int, str] = {}  # how each year's figures are named ("FY2023", "Q2 FY2023")
     for request in requests:
+        periods.update((y, request.period_name(y)) for y in request.years)
         request.unit_asked = request.unit_asked or unit
         years.update(request.years)
         tree = parse_formula(request.formula)
@@ -161,7 +197,7 @@ def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool)
                 unknown.append(operand.phrase)
             else:
                 by_statement.setdefault(operand.item.statement, []).append(operand.item)
-    year_text = ", ".join(f"FY{y}" for y in sorted(years))
+    year_text = ", ".join(periods.get(y, f"FY{y}") for y in sorted(years))
 
     def search(what: list[str], keywords: list[str], section: str | None, reason: str) -> DraftStep:
         return DraftStep(
@@ -172,12 +208,14 @@ def _figure_steps(need: str, question: str, filing: FilingInfo, *, single: bool)
             reason=reason,
         )
 
-    for statement, items in by_statement.items():
+    for statement, items in ({} if series else by_statement).items():
         items = list(dict.fromkeys(items))
         where = f" in the {STATEMENTS[statement].title}"
         keywords = [STATEMENTS[statement].search_terms, *(i.search_terms for i in items)]
         steps.append(search([i.name for i in items], keywords, "Item 8", f"{FIGURE_REASON} from{where[3:]}"))
     where = ""
+    if series:
+        segments, unknown = [], []  # the calculator finds them among the report's facts, by meaning
     if segments:  # a segment's or product's figures are reported in MD&A and the segment notes
         steps.append(
             search(segments, segments, None, f"{FIGURE_REASON} (segment figures: MD&A and the notes)")

@@ -8,6 +8,7 @@ from core.agents.base import AgentDeps
 from core.agents.contracts import DraftClaim, ReportDraft, ReportSection, StepDigest, WriterInput
 from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
+from core.finance.arithmetic import CalculationError, figure_value, growth_rate
 from core.finance.compute import yes_or_no
 from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no, clause_texts
 from core.finance.requests import figure_requests
@@ -51,12 +52,15 @@ def _figures(inputs: WriterInput) -> list[tuple[DraftClaim, str]]:
     """(the figure with its working, the figure as a sentence) for each figure the calculator steps computed,
     latest computation of each first; parts it could not compute are stated as not found."""
     by_name: dict[str, tuple[DraftClaim, str]] = {}
+    filing_of = {ev.evidence_id: ev.filing_id or "" for ev in inputs.pool}
     for step in inputs.steps:
         if step.tool != "calculator":
             continue
         for card in step.cards:
             if card.evidence_ids:  # a later computation (a re-run after follow-ups) replaces an earlier one
-                by_name[_figure_label(card.claim)] = (
+                # The same figure from another report is another period's (a company followed over quarters).
+                source = next((filing_of[e] for e in card.evidence_ids if filing_of.get(e)), "")
+                by_name[f"{_figure_label(card.claim)}|{source}"] = (
                     DraftClaim(text=card.claim, evidence_ids=card.evidence_ids),
                     card.statement or "",
                 )
@@ -107,7 +111,7 @@ def answer_paragraph(
     sentences: list[str] = []
     if ranking is not None:
         sentences.append(cited(ranking.text, ranking.evidence_ids))
-    for n, (claim, sentence) in enumerate(figures):
+    for n, (claim, sentence) in enumerate(_over_periods(figures)):
         if not sentence:
             continue
         text = f"{verdict}. {sentence}" if verdict and n == 0 else sentence
@@ -126,6 +130,52 @@ def answer_paragraph(
         quote = narrative[0].text.strip().rstrip(".")
         sentences.append(cited(f"The filing states: “{quote}”", narrative[0].evidence_ids))
     return " ".join(sentences)
+
+
+#: A figure of one period as the calculator heads it: "Apple revenue (Q3 FY2022): $82,959 million — …".
+_ONE_PERIOD_RE = re.compile(r"^(?P<label>[^:()]+?) \((?P<period>[^():;]+)\): (?P<value>[^—;]+?)(?:\s+—|$)")
+
+
+def _over_periods(figures: list[tuple[DraftClaim, str]]) -> list[tuple[DraftClaim, str]]:
+    """Figures of one line item for several periods (one company's reports, each giving its own period's
+    figure) stated as one sentence, in the order the research read the periods: "Apple revenue was $82,959
+    million in Q3 FY2022, $117,154 million in Q1 FY2023 and …" with every row cited."""
+    groups: dict[str, list[tuple[DraftClaim, re.Match[str]]]] = {}
+    for claim, _ in figures:
+        m = _ONE_PERIOD_RE.match(claim.text)
+        if m is not None and claim.evidence_ids:
+            groups.setdefault(m.group("label").strip().lower(), []).append((claim, m))
+    out: list[tuple[DraftClaim, str]] = []
+    stated: set[str] = set()
+    for claim, sentence in figures:
+        m = _ONE_PERIOD_RE.match(claim.text)
+        key = m.group("label").strip().lower() if m is not None else ""
+        group = groups.get(key, [])
+        if len(group) < 2 or len({g.group("period") for _, g in group}) < len(group):
+            out.append((claim, sentence))
+            continue
+        if key in stated:
+            continue
+        stated.add(key)
+        values = [f"{g.group('value').strip()} in {g.group('period')}" for _, g in group]
+        listed = ", ".join(values[:-1]) + f" and {values[-1]}"
+        ids = [e for c, _ in group for e in c.evidence_ids]
+        label = group[0][1].group("label").strip()
+        out.append((DraftClaim(text=claim.text, evidence_ids=ids), f"{label} was {listed}{_change(group)}."))
+    return out
+
+
+def _change(group: list[tuple[DraftClaim, re.Match[str]]]) -> str:
+    """'; from Q3 FY2022 to Q3 FY2023 it fell 1.4%': the move from the first period stated to the last."""
+    first, last = group[0][1], group[-1][1]
+    try:
+        rate = growth_rate(figure_value(first.group("value")), figure_value(last.group("value")))
+    except CalculationError:
+        return ""
+    if "%" in first.group("value") or round(rate, 1) == 0:
+        return ""  # a rate's move is in points, not percent; no move is not a change
+    moved = "rose" if rate > 0 else "fell"
+    return f"; from {first.group('period')} to {last.group('period')} it {moved} {abs(rate):.1f}%"
 
 
 def _asks_beyond_figures(question: str) -> bool:

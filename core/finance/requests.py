@@ -4,7 +4,7 @@ line item, for which fiscal years, and whether to compare or average them."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core.finance.formula import defined_formula, operands, parse_formula
 from core.finance.question import (
@@ -46,7 +46,7 @@ from core.finance.vocabulary import (
     with_filing_words,
     words_beyond,
 )
-from core.text.periods import FiscalCalendar, fiscal_years
+from core.text.periods import FISCAL_WORD_RE, FiscalCalendar, fiscal_years, months_asked
 from core.text.tokens import content_terms
 
 _GROWTH_RE = re.compile(r"\b(growth|growing|grow|grew)\b", re.I)
@@ -622,8 +622,34 @@ def _share_of_revenue(item: LineItem, question: str, years: list[int], unit: str
     )
 
 
-def figure_requests(question: str, default_year: int | None = None) -> list[FigureRequest]:
-    """The figures `question` asks for (empty when it asks for none)."""
+def figure_requests(
+    question: str, default_year: int | None = None, calendar: FiscalCalendar | None = None
+) -> list[FigureRequest]:
+    """The figures `question` asks for (empty when it asks for none). With a quarterly report's `calendar`
+    each is the report's quarter of each fiscal year, or the year to date the question asks for."""
+    requests = _figure_requests(question, default_year)
+    if calendar is None or calendar.quarter is None:
+        return requests
+    months = months_asked(question, calendar.quarter)
+    return [
+        replace(r, years=_fiscal_years_meant(r.years, calendar, question), calendar=calendar, months=months)
+        for r in requests
+    ]
+
+
+def _fiscal_years_meant(years: list[int], calendar: FiscalCalendar, question: str) -> list[int]:
+    """The fiscal years a question means: one naming the calendar year a quarterly report's period ends in
+    ("NVIDIA's Q1 2023 10-Q" for the quarter ended April 30, 2023, NVIDIA's fiscal 2024), without saying
+    fiscal, means the report's own year; the other years it names move with it."""
+    shift = calendar.fiscal_year - calendar.period_end.year
+    if not shift or calendar.fiscal_year in years or calendar.period_end.year not in years:
+        return years
+    if FISCAL_WORD_RE.search(question):
+        return years
+    return sorted({y + shift for y in years})
+
+
+def _figure_requests(question: str, default_year: int | None) -> list[FigureRequest]:
     unit = unit_asked(question)
     defined = defined_formula(question)
     if defined is not None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Protocol, TypeVar
 
 from core.models import UNKNOWN_COMPANY, Filing, QueryAnalysis
-from core.text.periods import NamedQuarter, quarters_named
+from core.text.periods import LATEST_RE, NamedQuarter, fiscal_years, quarters_named
 from core.text.tokens import tokenize
 
 # Legal-form words say nothing about which company is meant.
@@ -114,7 +115,20 @@ def _named_companies(analysis: QueryAnalysis, filings: list[Filing]) -> list[Fil
 _SPILL = timedelta(days=7)
 
 
-def _calendar_quarter(filing: Filing) -> tuple[int, int] | None:
+class Report(Protocol):
+    """What the period rules read of a filing (a catalog Filing, or what an agent knows of one)."""
+
+    company: str
+    form: str
+    fiscal_year: int | None
+    fiscal_quarter: int | None
+    period_end: str | None
+
+
+R = TypeVar("R", bound=Report)
+
+
+def _calendar_quarter(filing: Report) -> tuple[int, int] | None:
     """(quarter, year) of the calendar quarter a filing's period ends in, if its period end is known."""
     if not filing.period_end:
         return None
@@ -132,7 +146,7 @@ def _of_years(filings: list[Filing], years: list[int]) -> list[Filing]:
     ]
 
 
-def _of_quarters(filings: list[Filing], quarters: list[NamedQuarter]) -> list[Filing]:
+def of_quarters(filings: list[R], quarters: list[NamedQuarter]) -> list[R]:
     """Filings of a quarter named ("Q1 2023"), read as the company's fiscal quarter or, unless the question
     says fiscal, as a calendar quarter; an annual report is its fiscal year's fourth quarter."""
 
@@ -152,6 +166,35 @@ def _of_quarters(filings: list[Filing], quarters: list[NamedQuarter]) -> list[Fi
     return chosen
 
 
+def latest_reports(filings: list[R], asked: str = "") -> list[R]:
+    """Each company's newest report: the one whose period ends last; the newest quarterly report when
+    `asked` ("the latest 10-Q", "the most recent quarter") says so. Filings with no period end known stay
+    out unless a company has no other."""
+    if re.search(r"10-?Q|quarter", asked, re.I):
+        filings = [f for f in filings if f.fiscal_quarter] or filings
+    by_company: dict[str, list[R]] = {}
+    for f in filings:
+        by_company.setdefault(f.company, []).append(f)
+    out = []
+    for reports in by_company.values():
+        dated = [f for f in reports if f.period_end]
+        out.extend([max(dated, key=lambda f: f.period_end or "")] if dated else reports)
+    return out
+
+
+def narrowed_to_period(question: str, filings: list[R]) -> list[R]:
+    """Of one company's or several companies' filings, those of the quarter the question names, or the
+    newest when it asks for the latest; all of them when it names no period they hold."""
+    quarters = quarters_named(question)
+    in_quarter = of_quarters(filings, quarters) if quarters else []
+    if in_quarter:
+        return in_quarter
+    latest = LATEST_RE.search(question)
+    if latest and not fiscal_years(question):
+        return latest_reports(filings, latest.group(0))
+    return filings
+
+
 def route_filings(analysis: QueryAnalysis, filings: list[Filing]) -> Route | None:
     """The filings a query points to among `filings`; None when it points to none of them, or to all.
 
@@ -169,9 +212,13 @@ def route_filings(analysis: QueryAnalysis, filings: list[Filing]) -> Route | Non
     dated = _of_years(chosen, years) if years else []
     if dated:
         chosen = dated
-    in_quarter = _of_quarters(chosen, quarters) if quarters else []
+    in_quarter = of_quarters(chosen, quarters) if quarters else []
     if in_quarter:
         chosen = in_quarter
+    elif not years and (asked := LATEST_RE.search(analysis.original)):
+        latest = latest_reports(chosen, asked.group(0))
+        in_quarter = latest if len(latest) < len(chosen) else []
+        chosen = latest
     if not (named or dated or in_quarter):
         return None
     unknown = [f for f in filings if not f.company or f.company == UNKNOWN_COMPANY]
@@ -180,7 +227,9 @@ def route_filings(analysis: QueryAnalysis, filings: list[Filing]) -> Route | Non
         return None
     companies = list(dict.fromkeys(f.company for f in named))
     what = " and ".join(companies) if companies else "every company"
-    if in_quarter:
+    if in_quarter and not quarters:
+        period = " for the latest report (" + ", ".join(f.period for f in chosen) + ")"
+    elif in_quarter:
         period = " for " + ", ".join(
             f"Q{q.quarter}" + (f" {'FY' if q.fiscal else ''}{q.year}" if q.year else "") for q in quarters
         )

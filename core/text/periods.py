@@ -99,6 +99,14 @@ def quarters_named(text: str) -> list[NamedQuarter]:
     return list(dict.fromkeys(found))
 
 
+#: "the latest 10-Q", "the most recent quarter", "this quarter's report": the newest report asked for.
+LATEST_RE = re.compile(
+    r"\b(?:latest|most recent|newest|last|current)\s+(?:(?:fiscal\s+)?quarter\b|10-?Q\b|quarterly\s+(?:report|filing)"
+    r"|report\b|filing\b)",
+    re.I,
+)
+
+
 _TIME_RES = [
     re.compile(p, re.IGNORECASE)
     for p in [

@@ -19,7 +19,7 @@ from core.finance.formula import FormulaError, Lookup
 from core.finance.lookup import SourcedRow, make_lookup
 from core.finance.requests import FigureRequest, figure_requests
 from core.models import Evidence, KnowledgeCard, evidence_id
-from core.text.periods import FISCAL_WORD_RE, FiscalCalendar, months_asked
+from core.text.periods import FiscalCalendar
 
 #: Table rows for the statements a computation needs (kinds such as "income"), best first.
 RowSource = Callable[[list[str]], list[SourcedRow]]
@@ -43,34 +43,12 @@ class CalculatorResult:
 def requests_in(
     sub_question: str, default_year: int | None, calendar: FiscalCalendar | None = None
 ) -> list[FigureRequest]:
-    """The figure requests a calculator step's wording carries (empty when it names none). With a quarterly
-    report's `calendar`, each asks for the report's quarter (or the year to date the wording asks for) in
-    the company's fiscal years."""
+    """The figure requests a calculator step's wording carries (empty when it names none); with a quarterly
+    report's `calendar`, the report's quarter (or the year to date asked) of each fiscal year."""
     try:
-        requests = figure_requests(sub_question, default_year)
+        return figure_requests(sub_question, default_year, calendar)
     except FormulaError:
         return []
-    if calendar is None or calendar.quarter is None:
-        return requests
-    months = months_asked(sub_question, calendar.quarter)
-    return [
-        replace(
-            r, years=_fiscal_years_meant(r.years, calendar, sub_question), calendar=calendar, months=months
-        )
-        for r in requests
-    ]
-
-
-def _fiscal_years_meant(years: list[int], calendar: FiscalCalendar, wording: str) -> list[int]:
-    """The fiscal years the wording means: a question naming the calendar year a quarterly report's period
-    ends in ("NVIDIA's Q1 2023 10-Q" for the quarter ended April 30, 2023, NVIDIA's fiscal 2024), without
-    saying fiscal, means the report's own year; the other years it names move with it."""
-    shift = calendar.fiscal_year - calendar.period_end.year
-    if not shift or calendar.fiscal_year in years or calendar.period_end.year not in years:
-        return years
-    if FISCAL_WORD_RE.search(wording):
-        return years
-    return sorted({y + shift for y in years})
 
 
 def _input_evidence(

@@ -196,3 +196,63 @@ def test_the_anchor_step_is_always_first_and_verbatim():
     # The budget holds with the anchor in it.
     question = CASES[17][0]
     assert len(with_anchor(_plan(question, [ACME, BOREALIS]), question, 3).steps) == 3
+
+
+# A quarterly report of a company whose fiscal year runs ahead of the calendar (quarter ended April 30, 2024).
+BOREALIS_Q1 = FilingInfo(
+    filing_id="borq1",
+    label="Borealis Foods Inc. 10-Q Q1 FY2025",
+    company="Borealis Foods Inc.",
+    fiscal_year=2025,
+    form="10-Q",
+    fiscal_quarter=1,
+    period_end="2024-04-30",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        # The calendar year the quarter ends in, without "fiscal": the report's own quarter.
+        ("What was Borealis's revenue in Q1 2024 and how did it change?", "Q1 FY2024 and Q1 FY2025"),
+        ("What was Borealis's revenue for the quarter?", "Q1 FY2025"),
+    ],
+)
+def test_a_quarterly_reports_figures_are_asked_for_its_quarter(question: str, named: str) -> None:
+    plan = _plan(question, [BOREALIS_Q1])
+    calculator = next(s for s in plan.steps if s.tool == "calculator")
+    assert named in calculator.sub_question
+    search = next(s for s in plan.steps if s.tool == "search_10k")
+    assert "Q1 FY2025" in search.sub_question
+
+
+def _quarter(n: int, year: int, end: str) -> FilingInfo:
+    return FilingInfo(
+        filing_id=f"q{n}-{year}", label=f"Borealis Foods Inc. 10-Q Q{n} FY{year}", company="Borealis Foods Inc.",
+        fiscal_year=year, form="10-Q", fiscal_quarter=n, period_end=end,
+    )  # fmt: skip
+
+
+# Fiscal years end June 30; listed out of order, as a library lists them.
+BOREALIS_QUARTERS = [
+    _quarter(3, 2024, "2024-03-31"), _quarter(1, 2024, "2023-09-30"), _quarter(1, 2025, "2024-09-30"),
+    _quarter(2, 2024, "2023-12-31"),
+]  # fmt: skip
+
+
+def test_a_company_followed_over_its_quarters_gets_one_calculator_per_report_in_period_order() -> None:
+    plan = _plan(
+        "How has Borealis's operating income changed over the last four quarters?", BOREALIS_QUARTERS
+    )
+    calculators = [s for s in plan.steps if s.tool == "calculator"]
+    assert [s.filing_id for s in calculators] == ["q1-2024", "q2-2024", "q3-2024", "q1-2025"]
+    assert [s.sub_question.rsplit("for ", 1)[1] for s in calculators] == [
+        "Q1 FY2024?", "Q2 FY2024?", "Q3 FY2024?", "Q1 FY2025?",
+    ]  # fmt: skip
+
+
+def test_a_quarter_or_the_latest_report_named_narrows_the_plan_to_it() -> None:
+    plan = _plan("What was Borealis's operating income in the latest 10-Q?", BOREALIS_QUARTERS)
+    assert {s.filing_id for s in plan.steps if s.tool == "calculator"} == {"q1-2025"}
+    plan = _plan("What was Borealis's operating income in Q2 FY2024?", BOREALIS_QUARTERS)
+    assert {s.filing_id for s in plan.steps if s.tool == "calculator"} == {"q2-2024"}

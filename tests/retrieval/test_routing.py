@@ -127,3 +127,16 @@ def test_a_year_named_keeps_the_calendar_years_reports_too() -> None:
     route = route_filings(analyze_query("How did Apple's sales change in 2022?"), APPLE)
     # Fiscal 2022 and the quarter that ended in calendar 2022 (fiscal Q1 2023).
     assert route is not None and route.filing_ids == ["10k-fy22", "q1-fy23"]
+
+
+def test_the_latest_report_asked_for_is_the_newest_of_its_kind() -> None:
+    route = route_filings(analyze_query("What did Apple report for iPhone in its latest 10-Q?"), APPLE)
+    assert route is not None and route.filing_ids == ["q3-fy23"] and "latest report (Q3 FY2023)" in route.note
+    route = route_filings(analyze_query("Apple's cash in the most recent quarter"), APPLE)
+    assert route is not None and route.filing_ids == ["q3-fy23"]
+    # The latest report of any kind is the annual report that ends after the quarters.
+    route = route_filings(analyze_query("What risks does Apple list in its latest filing?"), APPLE)
+    assert route is not None and route.filing_ids == ["10k-fy23"]
+    # A year named wins over "latest".
+    route = route_filings(analyze_query("Apple's latest quarter of fiscal 2022"), APPLE)
+    assert route is not None and "q3-fy23" not in route.filing_ids

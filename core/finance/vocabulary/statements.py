@@ -82,12 +82,14 @@ def statements_named(text: str) -> list[Statement]:
 
 
 # A title starts a line: "CONSOLIDATED STATEMENTS OF OPERATIONS", "ACME CORP AND SUBSIDIARIES Consolidated
-# Balance Sheets", a quarterly report's "Condensed Consolidated Balance Sheets" (a parent company's own
+# Balance Sheets", Microsoft's "INCOME STATEMENTS", a quarterly report's "Condensed Consolidated Balance Sheets" (a parent company's own
 # "Condensed Balance Sheets" is not the group's statement); a phrase inside a sentence or a column header is not a title.
 TITLE_RE = re.compile(
     r"^[ \t]*(?:[A-Z0-9.,&' -]+ AND SUBSIDIARIES\s+)?"
     r"(?:(?:condensed\s+consolidated|consolidated\s+condensed|consolidated|combined)\s+)?"
-    r"(?P<title>balance\s+sheets?|statements?\s+of\s+(?:consolidated\s+)?[a-z'’\s()]{4,60})",
+    r"(?P<title>balance\s+sheets?|statements?\s+of\s+(?:consolidated\s+)?[a-z'’\s()]{4,60}"
+    r"|(?:comprehensive\s+)?income\s+statements?|cash\s+flows?\s+statements?"
+    r"|(?:stockholders|shareholders)['’]?\s+equity\s+statements?)",
     re.I | re.M,
 )
 #: Words of a title that make it a secondary statement (comprehensive income, equity).
