@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from core.agents.contracts import DraftStep, FilingInfo, PlanDraft
-from core.models import ITEM_NUMBER, ITEM_TITLES, Plan, PlanStep, item_label
+from core.models import ALL_SECTION_TITLES, ITEM_NUMBER, ITEM_TITLES, Plan, PlanStep, item_label
 
 #: Reason of the steps that fetch the statements a figure is computed from (not passages to quote).
 FIGURE_REASON = "Reads the figures asked for"
@@ -17,10 +17,15 @@ _TITLE_TO_ITEM = {title.lower(): item for item, title in ITEM_TITLES.items()}
 
 
 def normalise_section(section: str | None) -> str | None:
-    """'1a', 'ITEM 1A', 'Risk Factors' -> 'Item 1A'; unknown or empty -> None."""
+    """'1a', 'ITEM 1A', 'Risk Factors' -> 'Item 1A'; another form's own section by its key ('Part II Item
+    1A', 'Item 2.02') as it is; unknown or empty -> None."""
     if not section or not section.strip():
         return None
     text = section.strip()
+    # A section of any form by its key ("Part II Item 1A", "Item 2.02", "Outlook").
+    own = {key.lower(): key for key in ALL_SECTION_TITLES}
+    if text.lower() in own:
+        return own[text.lower()]
     if m := _ITEM_RE.match(text):  # "1a", "Item 1A": an Item, or None when there is no such Item
         return item_label(m.group(1))
     if (m := _ITEM_START.match(text)) and (label := item_label(m.group(1))):

@@ -43,7 +43,8 @@ def row_score(operand: Operand, row: FigureRow) -> float | None:
         if not qualifier or not qualifier <= label | heading:
             return None
         item_words = set(content_terms(operand.item.name if operand.item else operand.phrase)) - qualifier
-        in_label = bool(item_words & label) or (
+        # Every word of the item, not one of them: "Operating expenses" is not the segment's operating income.
+        in_label = (bool(item_words) and item_words <= label) or (
             operand.item is not None and label_rank(operand.item, row.label) is not None
         )
         group = set(content_terms(row.group))

@@ -331,7 +331,7 @@ _SCAFFOLD_RE = re.compile(
     r"|(?:did|does|do|has|have|had|was|were|is|are|will|would|could|can)(?:n't)?"
     r"|the company(?:'s)?|its|their|the|a|an|actually|approximately|roughly|about|totall?ed"
     r"|report(?:ed|s)?|record(?:ed|s)?|disclos(?:e|ed|es)|show(?:ed|n|s)?|book(?:ed|s)?|carry|carrying"
-    r"|amount|figure|value|level|number|quantity|balance|spend|spent|spending|expenses?|hold|holds|held"
+    r"|amount|figure|value|level|number|quantity|balance|spend|spent|spending|hold|holds|held"
     r"|(?:in|for|during|over|at|as of|by|on|of|through)?\s*(?:the\s+)?(?:end of\s+)?(?:the\s+)?"
     rf"(?:fiscal\s+)?(?:{QUARTER_ORDINAL}\s+)?(?:year|quarter|period)"
     r"(?:[- ]end(?:ed|ing)?)?(?:\s+ended)?"

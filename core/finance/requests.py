@@ -601,12 +601,19 @@ def unknown_figure_phrases(question: str) -> list[str]:
                 or len(plain) > _MAX_PHRASE_WORDS
                 or not re.match(r"[A-Za-z]", phrase)  # "3- average of …": what is left of a period
                 or _NOT_A_FIGURE_START_RE.match(phrase)
-                or (known and not _modified(phrase))
+                # Beside a figure the lexicon knows, a phrase is another figure only when it names none of
+                # the known ones ("operating expenses" beside "revenue") or changes one ("deferred revenue").
+                or (known and _names_known(phrase) and not _modified(phrase))
                 or phrase in phrases
             ):
                 continue
             phrases.append(phrase)
     return phrases
+
+
+def _names_known(phrase: str) -> bool:
+    """The phrase names a line item or metric the lexicon knows."""
+    return bool(line_item_mentions(phrase) or metric_mentions(phrase))
 
 
 def _share_of_revenue(item: LineItem, question: str, years: list[int], unit: str | None) -> FigureRequest:

@@ -109,6 +109,10 @@ def parse_date(text: str) -> datetime | None:
     return None
 
 
+#: A company's legal form as names write it when the cover prints it in capitals ("ACME INC." -> "Acme Inc.").
+_LEGAL_FORMS = {"INC": "Inc", "CORP": "Corp", "CO": "Co", "LTD": "Ltd", "PLC": "plc", "AG": "AG", "SA": "SA"}
+
+
 def _proper_case(name: str, text: str) -> str:
     """Re-case an all-caps registrant name the way the filing itself writes those words in prose."""
     if not name.isupper():
@@ -131,6 +135,8 @@ def _proper_case(name: str, text: str) -> str:
             words.append(word.replace(core, titled.most_common(1)[0][0]))
         elif forms.get(core, 0) >= 3:
             words.append(word)
+        elif core.upper() in _LEGAL_FORMS:
+            words.append(word.replace(core, _LEGAL_FORMS[core.upper()]))
         elif core.isalpha() and len(core) > 3:
             words.append(word.replace(core, core.capitalize()))
         else:

@@ -138,6 +138,17 @@ def section_in_form(section: str, form: str) -> str | None:
     return _ANNUAL_ITEM_IN_FORM.get(form.removesuffix("/A"), {}).get(section)
 
 
+def section_choices(forms: list[str]) -> list[str]:
+    """The sections a plan step may be limited to for a library of these forms: a 10-K's Items always (the
+    plan's common names, searched in each filing's own section for them), then each other form's own."""
+    present = {form.removesuffix("/A") for form in forms}
+    keys = list(ITEM_TITLES)
+    for form, titles in SECTION_TITLES_BY_FORM.items():
+        if form in present:
+            keys.extend(k for k in titles if k not in keys)
+    return keys
+
+
 def annual_item(section: str) -> str | None:
     """The 10-K Item a section of any form corresponds to ('Part I Item 2' -> 'Item 7'); None if none."""
     if section in ITEM_TITLES:

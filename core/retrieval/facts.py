@@ -142,6 +142,16 @@ class FactIndex:
                 self._cache.pop(next(iter(self._cache)))
         return loaded
 
+    def table_reports(self, fact: Fact, item: LineItem) -> bool:
+        """Whether the table a fact sits in reports `item`: a row of the same table (same page, same title)
+        is labelled as it ("Total net sales" under "iPhone", "Mac", … : the products' net sales)."""
+        return any(
+            other.page == fact.page
+            and other.table == fact.table
+            and label_rank(item, other.label) is not None
+            for other in self._load(fact.filing_id).facts
+        )
+
     def similarity(self, phrase: str, filing_id: str) -> np.ndarray | None:
         """How close in meaning each of the filing's facts (in filing order) is to `phrase`: the cosine of the
         phrase's embedding and each fact's name embedding. None when the facts have no vectors."""
@@ -318,6 +328,8 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
             operand.item is not None
             and label_rank(operand.item, best.fact.label) is None
             and best.words < 0.5
+            # A part of the company's line item ("iPhone" net sales) is the part's row of a table of the item.
+            and not (operand.qualifier and index.table_reports(best.fact, operand.item))
         ):
             return None  # a known line item is answered by a row labelled as it, or worded very nearly so
         chunks = index.catalog.get_chunks([best.fact.chunk_id])

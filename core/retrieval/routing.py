@@ -8,7 +8,7 @@ from datetime import date, timedelta
 from typing import Protocol, TypeVar
 
 from core.models import UNKNOWN_COMPANY, Filing, QueryAnalysis
-from core.text.periods import LATEST_RE, NamedQuarter, fiscal_years, quarters_named
+from core.text.periods import NamedQuarter, fiscal_years, latest_asked, quarters_named
 from core.text.tokens import tokenize
 
 # Legal-form words say nothing about which company is meant.
@@ -189,7 +189,7 @@ def narrowed_to_period(question: str, filings: list[R]) -> list[R]:
     in_quarter = of_quarters(filings, quarters) if quarters else []
     if in_quarter:
         return in_quarter
-    latest = LATEST_RE.search(question)
+    latest = latest_asked(question)
     if latest and not fiscal_years(question):
         return latest_reports(filings, latest.group(0))
     return filings
@@ -215,7 +215,7 @@ def route_filings(analysis: QueryAnalysis, filings: list[Filing]) -> Route | Non
     in_quarter = of_quarters(chosen, quarters) if quarters else []
     if in_quarter:
         chosen = in_quarter
-    elif not years and (asked := LATEST_RE.search(analysis.original)):
+    elif not years and (asked := latest_asked(analysis.original)):
         latest = latest_reports(chosen, asked.group(0))
         in_quarter = latest if len(latest) < len(chosen) else []
         chosen = latest

@@ -100,11 +100,26 @@ def quarters_named(text: str) -> list[NamedQuarter]:
 
 
 #: "the latest 10-Q", "the most recent quarter", "this quarter's report": the newest report asked for.
-LATEST_RE = re.compile(
+_LATEST_RE = re.compile(
     r"\b(?:latest|most recent|newest|last|current)\s+(?:(?:fiscal\s+)?quarter\b|10-?Q\b|quarterly\s+(?:report|filing)"
     r"|report\b|filing\b)",
     re.I,
 )
+
+#: "… compared with previous quarters", "relative to past quarters", "over time": other periods beside it.
+_OTHER_PERIODS_RE = re.compile(
+    r"\b(?:previous|prior|past|earlier|preceding|other|those)\s+(?:ones|quarters?|periods?|reports?|filings?|10-?Qs?)\b"
+    r"|\bover time\b|\bacross\b|\btrends?\b",
+    re.I,
+)
+
+
+def latest_asked(text: str) -> re.Match[str] | None:
+    """Where `text` asks for the newest report alone ("the latest 10-Q"); None when it names none, or also
+    reaches for other periods ("the most recent quarter compared with previous ones")."""
+    if _OTHER_PERIODS_RE.search(text):
+        return None
+    return _LATEST_RE.search(text)
 
 
 _TIME_RES = [

@@ -81,6 +81,10 @@ def test_plan_tools() -> None:
     assert normalise_section("ITEM 7A.") == "Item 7A"
     assert normalise_section("Risk Factors") == "Item 1A"
     assert normalise_section("Item 99") is None
+    # Another form's own sections are kept by their key, never read as a 10-K Item ("Item 2.02" is not Item 2).
+    assert normalise_section("part ii item 1a") == "Part II Item 1A"
+    assert normalise_section("Item 2.02") == "Item 2.02"
+    assert normalise_section("Outlook") == "Outlook"
     plan = ensure_step_ids(
         Plan(
             steps=[

@@ -140,3 +140,21 @@ def test_a_calendar_year_named_for_a_quarter_means_the_reports_fiscal_year() -> 
     # Said to be fiscal, the year is kept.
     [fiscal] = requests_in("What was NVIDIA's revenue in Q3 FY2023?", 2024, NVIDIA_Q3)
     assert fiscal.years == [2023]
+
+
+# Amazon's segment table as its 10-Q prints it: 2022 before 2023, the quarter's columns then the half year's.
+SEGMENTS = """Segment Information (in millions)
+Three Months Ended June 30, Six Months Ended June 30,
+|  | 2022 | 2023 | 2022 | 2023 |
+|---|---|---|---|---|
+| AWS |  |  |  |  |
+| Net sales | $ 19,739 | $ 22,140 | $ 38,102 | $ 43,494 |
+| Operating expenses | 14,027 | 16,775 | 27,863 | 32,007 |
+| Operating income | $ 5,712 | $ 5,365 | $ 10,230 | $ 10,488 |"""
+
+
+def test_a_segments_operating_income_is_its_row_never_its_operating_expenses() -> None:
+    amazon_q2 = FiscalCalendar(2023, date(2023, 6, 30), 2)
+    [request] = requests_in("What was the AWS segment's operating margin in Q2 2023?", 2023, amazon_q2)
+    result = state_figures([request], _sourced(SEGMENTS, amazon_q2), step_index=1)
+    assert "5,365 / 22,140 = 24.2%" in result.note, result.note

@@ -118,3 +118,36 @@ def test_a_count_the_filing_states_in_prose_is_read_with_its_sentence(tmp_path):
     assert "26,196 employees" in found.source.quote and found.source.chunk.chunk_id == "p1"
     assert lookup(Operand("number of employees", None, (2022,)), 2022).value == 22473
     assert lookup(Operand("number of stores", None, (2023,)), 2023) is None
+
+
+PRODUCTS = """Note 2 – Revenue
+Net sales disaggregated by significant products and services were as follows (in millions):
+|  | 2023 | 2022 |
+|---|---|---|
+| iPhone | $ 39,669 | $ 40,665 |
+| Mac | 6,840 | 7,382 |
+| Services | 21,213 | 19,604 |
+| Total net sales | $ 81,797 | $ 82,959 |
+| Marketable securities | 1,250 | 1,100 |"""
+
+
+def test_a_products_figure_is_its_row_in_a_table_of_the_line_item(tmp_path):
+    from core.finance.vocabulary import LINE_ITEM_BY_KEY
+    from core.models import Filing
+
+    other = "b" * 64
+    chunk = Chunk(
+        chunk_id="p1", filing_id=other, section="Part I Item 1", page=10, chunk_index=0, char_start=0,
+        char_end=len(PRODUCTS), kind="table", text=PRODUCTS,
+    )  # fmt: skip
+    catalog = Catalog(Settings(data_dir=tmp_path).catalog_path)
+    filing = Filing(filing_id=other, filename="q.pdf", company="Acme", source_type="pdf", pages=1, chunks=1)
+    with catalog.transaction() as conn:
+        catalog.insert_filing(conn, filing, [chunk], read_facts(other, [chunk]))
+    index = FactIndex(catalog, embed_query=lambda text: [])
+    revenue = LINE_ITEM_BY_KEY["revenue"]
+    iphone = next(f for f in catalog.list_facts(other) if f.label == "iPhone")
+    assert index.table_reports(iphone, revenue)  # "Total net sales" is a row of its table
+    operand = Operand("iPhone revenue", revenue, (2023,), qualifier="iPhone")
+    found = fact_lookup(index, [other])(operand, 2023)
+    assert found is not None and found.value == 39669

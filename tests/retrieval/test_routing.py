@@ -140,3 +140,10 @@ def test_the_latest_report_asked_for_is_the_newest_of_its_kind() -> None:
     # A year named wins over "latest".
     route = route_filings(analyze_query("Apple's latest quarter of fiscal 2022"), APPLE)
     assert route is not None and "q3-fy23" not in route.filing_ids
+
+
+def test_the_latest_quarter_compared_with_earlier_ones_keeps_them_all() -> None:
+    route = route_filings(
+        analyze_query("How does Apple's R&D in the most recent quarter compare to previous quarters?"), APPLE
+    )
+    assert route is None or len(route.filing_ids) > 1

@@ -324,3 +324,21 @@ def test_widening_is_a_warning_only_when_evidence_left_the_item():
     assert _evidence_all_in_item(step("Item 1A", "Item 1A"))
     assert not _evidence_all_in_item(step("Item 1A", "Item 7"))
     assert not _evidence_all_in_item(step())
+
+
+def test_the_plans_section_choices_follow_the_forms_in_the_library():
+    from core.models import Plan, PlanStep, section_choices
+    from views.components.plan_editor import plan_frame, rows_to_plan
+
+    only_annual = section_choices(["10-K", "10-K/A"])
+    assert "Item 7" in only_annual and "Part II Item 1A" not in only_annual and "Item 2.02" not in only_annual
+    with_quarters = section_choices(["10-K", "10-Q", "8-K"])
+    assert {"Item 7", "Part I Item 2", "Part II Item 1A", "Item 2.02", "Exhibit 99"} <= set(with_quarters)
+    assert "Outlook" not in with_quarters  # no earnings release in this library
+    original = Plan(
+        steps=[PlanStep(step_id="s1", sub_question="New risks?", document_section="Part II Item 1A")]
+    )
+    frame = plan_frame(original)
+    assert frame.loc[0, "Item"] == "Part II Item 1A"
+    plan, _ = rows_to_plan(frame, original)
+    assert plan.steps[0].document_section == "Part II Item 1A"

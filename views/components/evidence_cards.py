@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from core.models import ITEM_TITLES, Evidence, KnowledgeCard, StepRecord
+from core.models import ALL_SECTION_TITLES, Evidence, KnowledgeCard, StepRecord
 from core.service.display import STOPWORDS, escape_html, escape_markdown, safe_url
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&.%$'-]*[A-Za-z0-9%]|[A-Za-z0-9]")
@@ -63,8 +63,8 @@ def _chip(text: str, extra: str = "") -> str:
 def _item(section: str | None, title: str | None) -> str:
     if not section:
         return ""
-    name = title or ITEM_TITLES.get(section, "")
-    return f"{section} · {name}" if name and section.startswith("Item") else section
+    name = title or ALL_SECTION_TITLES.get(section, "")
+    return f"{section} · {name}" if name and name != section else section
 
 
 def card_html(evidence: Evidence, terms: Iterable[str] = ()) -> str:

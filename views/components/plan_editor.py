@@ -9,11 +9,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.models import ITEM_TITLES, Filing, Plan, PlanStep
+from core.models import ALL_SECTION_TITLES, Filing, Plan, PlanStep, section_choices
 
 ANY = "any"
 TOOLS = ["search_10k", "search_web", "calculator"]
-ITEM_OPTIONS = [ANY, *ITEM_TITLES]
 COLUMNS = ["#", "Sub-question", "Tool", "Item", "Keywords", "Filing", "Why", "step_id"]
 ORIGIN_LABELS = {"anchor": "the question as asked", "planner": "planner", "analyst": "added by you"}
 
@@ -47,7 +46,7 @@ def plan_frame(plan: Plan) -> pd.DataFrame:
             "#": i + 1,
             "Sub-question": step.sub_question,
             "Tool": step.tool,
-            "Item": step.document_section if step.document_section in ITEM_TITLES else ANY,
+            "Item": step.document_section if step.document_section in ALL_SECTION_TITLES else ANY,
             "Keywords": ", ".join(step.keywords),
             "Filing": step.filing_id or ANY,
             "Why": _why(step),
@@ -104,7 +103,7 @@ def rows_to_plan(frame: pd.DataFrame, original: Plan) -> tuple[Plan, list[str]]:
                 sub_question=question,
                 tool=tool if tool in TOOLS else "search_10k",  # type: ignore[arg-type]
                 keywords=list(dict.fromkeys(keywords)),
-                document_section=item if item in ITEM_TITLES else None,
+                document_section=item if item in ALL_SECTION_TITLES else None,
                 filing_id=None if filing in ("", ANY) else filing,
                 # A kept row keeps who added it and why; a new row is the analyst's.
                 origin=before.origin if before else "analyst",
@@ -137,10 +136,12 @@ def plan_editor(plan: Plan, filings: list[Filing], key: str, disabled: bool = Fa
             ),
             "Item": st.column_config.SelectboxColumn(
                 "Item",
-                options=ITEM_OPTIONS,
+                options=[ANY, *section_choices([f.form for f in filings])],
                 default=ANY,
-                help="Restrict the search to one 10-K Item ('any' searches the whole filing).",
-                format_func=lambda v: "any" if v == ANY else f"{v} · {ITEM_TITLES.get(v, '')}",
+                help="Restrict the search to one section ('any' searches the whole filing). A 10-K Item is "
+                "searched in each filing's own section for it (Item 7 is a 10-Q's Part I Item 2); a 10-Q's, "
+                "an 8-K's or a release's own sections are offered when the library holds one.",
+                format_func=lambda v: "any" if v == ANY else f"{v} · {ALL_SECTION_TITLES.get(v, '')}",
                 width=150,
             ),
             "Keywords": st.column_config.TextColumn("Keywords", help="Comma-separated.", width=150),

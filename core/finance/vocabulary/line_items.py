@@ -216,6 +216,14 @@ LINE_ITEMS: list[LineItem] = [
         "selling general and administrative expenses",
     ),
     _li(
+        "operating_expenses",
+        "operating expenses",
+        [r"(total )?operating expenses", r"opex"],
+        [r"(total )?operating expenses", r"total costs and (operating )?expenses"],
+        "income",
+        "total operating expenses",
+    ),
+    _li(
         "d_and_a",
         "depreciation and amortization",
         [r"d&a", r"depreciation (and|&) amortization", r"depreciation"],

@@ -15,7 +15,8 @@ NEUTRAL_WORDS = frozenset(
     [
         *("total", "net", "gross", "annual", "consolidated", "quarterly", "reported", "overall"),
         *("adjusted", "unadjusted", "fiscal", "year-end", "expense", "expenses", "amount", "amounts"),
-        *("spending", "figure", "figures", "segment", "segments", "business", "division", "region"),
+        *("spending", "spend", "expenditure", "expenditures", "outlays"),
+        *("figure", "figures", "segment", "segments", "business", "division", "region"),
     ]
 )
 
