@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
-from core.finance.formula import Evaluation, Found, Lookup, evaluate, parse_formula
+from core.finance.formula import Evaluation, Found, Lookup, PartsLookup, evaluate, parse_formula
 from core.finance.requests import FigureRequest, sign_asked
 
 #: How a figure computed by a fallback definition ends its working: "(defined as …, as X is not reported)".
@@ -274,3 +274,28 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
     headline = f"{label} ({', '.join(request.period_name(y) for y in request.years)}): not computed — {gaps} not found"
     sentence = f"The filings searched do not state {gaps}, so {_subject(label)} is not given."
     return ComputedFigure(request, per_year, None, headline, workings, inputs, missing, sentence)
+
+
+def breakdown(request: FigureRequest, parts: PartsLookup) -> ComputedFigure | None:
+    """A line item stated part by part for the request's latest period, as the filing's table breaks it down
+    (each part, then the total they add up to, every row cited); None when no table breaks it down."""
+    year = max(request.years)
+    found = parts(request.line_items[0], year, request.months)
+    if len(found) < 3:  # two parts and their total at least
+        return None
+    *pieces, total = found
+    label = request.name[:1].upper() + request.name[1:]
+    period = request.period_name(year)
+    shown = [f"{p.label} {format_value(request, p.value, [p])}" for p in pieces]
+    whole = format_value(request, total.value, [total])
+    share = "; ".join(
+        f"{s} ({p.value / total.value * 100:.1f}%)" if total.value else s
+        for s, p in zip(shown, pieces, strict=True)
+    )
+    headline = f"{label} by part ({period}): {share}; total {whole}"
+    working = " + ".join(f"{p.value:,.0f}" for p in pieces) + f" = {total.value:,.0f}"
+    sentence = f"{label} in {period} was {whole}: " + ", ".join(shown[:-1]) + f" and {shown[-1]}."
+    per_year = {year: Evaluation(value=total.value, working=working, inputs=found)}
+    return _with_caveats(
+        ComputedFigure(request, per_year, total.value, headline, working, found, [], sentence)
+    )

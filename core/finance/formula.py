@@ -211,6 +211,8 @@ class Found:
 
 
 Lookup = Callable[[Operand, int], Found | None]
+#: A line item's parts for a year (and months to date, None: the period's own): each part, then the total.
+PartsLookup = Callable[[LineItem, int, int | None], list[Found]]
 
 
 @dataclass

@@ -76,6 +76,7 @@ class FigureRequest:
     # A quarterly report's calendar: the years are then its quarter in each fiscal year (or `months` to date).
     calendar: FiscalCalendar | None = None
     months: int | None = None  # the year to date asked for (6, 9) instead of the quarter
+    by_part: bool = False  # the line item broken into the parts the filing reports (segments, products)
 
     @property
     def statements(self) -> list[str]:
@@ -634,7 +635,16 @@ def figure_requests(
 ) -> list[FigureRequest]:
     """The figures `question` asks for (empty when it asks for none). With a quarterly report's `calendar`
     each is the report's quarter of each fiscal year, or the year to date the question asks for."""
-    requests = _figure_requests(question, default_year)
+    by_part = BY_PART_RE.search(question) is not None
+    # The parts asked for are how to state the figure, not its name ("revenue across its segments").
+    requests = _figure_requests(BY_PART_RE.sub(lambda m: m.group("item") or " ", question), default_year)
+    if by_part:
+        requests = [
+            replace(r, by_part=True, years=[max(r.years)], aggregate=None)
+            if _plain_item(r) and r.years
+            else r
+            for r in requests
+        ]
     if calendar is None or calendar.quarter is None:
         return requests
     months = months_asked(question, calendar.quarter)
@@ -642,6 +652,22 @@ def figure_requests(
         replace(r, years=_fiscal_years_meant(r.years, calendar, question), calendar=calendar, months=months)
         for r in requests
     ]
+
+
+#: "by segment", "across its various business segments", "among different product lines", "revenue
+#: distribution": the line item broken into the parts the filing reports.
+BY_PART_RE = re.compile(
+    r"\b(?:by|across|among|between|for each of|of each of)\s+(?:(?:its|the|their|each|various|different|"
+    r"diverse|individual|reportable|operating|business|[a-z]+)\s+){0,3}?"
+    r"(?:segments?|product lines?|product categories|divisions?|geographies|geographic areas|regions)\b"
+    r"|\b(?P<item>revenue|sales)\s+(?:distribution|breakdown|mix)\b",
+    re.I,
+)
+
+
+def _plain_item(request: FigureRequest) -> bool:
+    """A request for one line item of the whole company, as printed (no formula, no part named)."""
+    return len(request.line_items) == 1 and request.formula == request.line_items[0].name
 
 
 def _fiscal_years_meant(years: list[int], calendar: FiscalCalendar, question: str) -> list[int]:

@@ -34,7 +34,7 @@ from core.models import (
     StrategyDecision,
     evidence_id,
 )
-from core.retrieval.facts import fact_lookup
+from core.retrieval.facts import fact_lookup, parts_lookup
 from core.retrieval.ranking import keep_filter_first
 from core.retrieval.rerank import rerank_pool
 from core.retrieval.routing import company_forms
@@ -358,6 +358,7 @@ def calculate(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str,
         owner=forms[0] if forms and len(state.get("filing_ids") or []) > 1 else None,
         labels={i.filing_id: i.label for i in infos},
         facts=fact_lookup(deps.facts, [i.filing_id for i in infos]) if deps.facts is not None else None,
+        parts=parts_lookup(deps.facts, [i.filing_id for i in infos]) if deps.facts is not None else None,
     )
     steps[index] = rec.model_copy(
         update={

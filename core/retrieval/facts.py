@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.finance.formula import Found, Lookup, Operand
+from core.finance.formula import Found, Lookup, Operand, PartsLookup
 from core.finance.question import PER_SHARE_RE
 from core.finance.vocabulary import NEUTRAL_WORDS, LineItem, label_rank, line_item_named, with_filing_words
 from core.index.catalog import Catalog
@@ -142,6 +142,36 @@ class FactIndex:
                 self._cache.pop(next(iter(self._cache)))
         return loaded
 
+    def parts(
+        self, item: LineItem, filing_id: str, year: int, months: int | None = None
+    ) -> list[tuple[str, Fact, FactValue]]:
+        """The parts a filing breaks `item` into for `year` (its segments, products or regions), each as
+        (the part's name, its row, its value), then the total they add up to: read from the filing's own
+        tables, where rows just above a row labelled as the item add up to it ("Productivity and Business
+        Processes", "Intelligent Cloud", "More Personal Computing" over "Total revenue"), or rows labelled
+        as the item under each part's heading add up to the one under the whole's ("North America: Net
+        sales", …, "Consolidated: Net sales"). A segment table is preferred to a note, a note to MD&A, and
+        the statements come last; empty when no table adds up."""
+        facts = self._load(filing_id).facts
+        best: tuple[tuple[int, int], list[tuple[str, Fact, FactValue]]] | None = None
+        for index, total in enumerate(facts):
+            whole = _value_of(total, year, months)
+            names_item = label_rank(item, total.label) is not None or (
+                total.generic and bool(total.parent) and label_rank(item, total.parent) is not None
+            )
+            if whole is None or not names_item:
+                continue
+            table = [f for f in facts[:index] if f.page == total.page and f.table == total.table]
+            found = _adding_rows(table, total, whole, year, months) or _adding_groups(
+                table, total, whole, item, year, months
+            )
+            if not found:
+                continue
+            rank = (_PART_TABLES.get(total.kind, 1), len(found))
+            if best is None or rank > best[0]:
+                best = (rank, [*found, (total.name, total, whole)])
+        return best[1] if best else []
+
     def table_reports(self, fact: Fact, item: LineItem) -> bool:
         """Whether the table a fact sits in reports `item`: a row of the same table (same page, same title)
         is labelled as it ("Total net sales" under "iPhone", "Mac", … : the products' net sales)."""
@@ -237,6 +267,57 @@ class FactIndex:
         return prior
 
 
+#: Which tables break a line item into parts best: a segment table, then a note, MD&A, another table, and
+#: last a statement (its parts are lines such as products and services, not segments).
+_PART_TABLES = {"segment": 5, "note": 4, "mdna": 3, "other": 2}
+#: Most parts a breakdown has (a longer run of rows is a statement, not a line item's parts).
+_MAX_PARTS = 12
+
+
+def _value_of(fact: Fact, year: int, months: int | None) -> FactValue | None:
+    value = fact.value_for(year, months)
+    if value is None or value.number is None or value.percent or fact.per_share_of(value):
+        return None
+    return value
+
+
+def _adds_up(parts: list[FactValue], whole: FactValue) -> bool:
+    """Printed parts that add up to the printed whole, to within rounding (a unit per part)."""
+    assert whole.number is not None
+    total = sum(p.number for p in parts if p.number is not None)
+    return abs(total - whole.number) <= max(len(parts), 1e-4 * abs(whole.number))
+
+
+def _adding_rows(
+    table: list[Fact], total: Fact, whole: FactValue, year: int, months: int | None
+) -> list[tuple[str, Fact, FactValue]]:
+    """The rows just above `total` in its table that add up to it (two or more), nearest first reversed."""
+    run: list[tuple[str, Fact, FactValue]] = []
+    for fact in reversed(table[-_MAX_PARTS:]):
+        value = _value_of(fact, year, months)
+        if value is None or fact.scale != total.scale:
+            return []
+        run.insert(0, (fact.label, fact, value))
+        if len(run) >= 2 and _adds_up([v for _, _, v in run], whole):
+            return run
+    return []
+
+
+def _adding_groups(
+    table: list[Fact], total: Fact, whole: FactValue, item: LineItem, year: int, months: int | None
+) -> list[tuple[str, Fact, FactValue]]:
+    """Rows labelled as `item` under each part's heading, one per heading, that add up to `total`."""
+    by_heading: dict[str, tuple[str, Fact, FactValue]] = {}
+    for fact in table:
+        value = _value_of(fact, year, months)
+        if value is None or not fact.parent or fact.parent == total.parent:
+            continue
+        if label_rank(item, fact.label) is not None and fact.scale == total.scale:
+            by_heading[fact.parent] = (fact.parent, fact, value)
+    found = list(by_heading.values())
+    return found if len(found) >= 2 and _adds_up([v for _, _, v in found], whole) else []
+
+
 @dataclass(frozen=True)
 class FactSource:
     """The passage a fact is cited from, and the row (or, for a count stated in prose, the sentence) to quote:
@@ -280,6 +361,33 @@ def _count_sentences(chunks: list[Chunk], noun: str, year: int) -> list[tuple[fl
                 found.append((preference, value, chunk, sentence.strip()))
     found.sort(key=lambda f: -f[0])
     return found
+
+
+def parts_lookup(index: FactIndex, filing_ids: list[str]) -> PartsLookup:
+    """A calculator lookup of a line item's parts (see FactIndex.parts) in the first of `filing_ids` that
+    breaks it down: each part, then the total, as Found with the row cited."""
+
+    def lookup(item: LineItem, year: int, months: int | None = None) -> list[Found]:
+        for filing_id in filing_ids:
+            found = index.parts(item, filing_id, year, months)
+            if not found:
+                continue
+            chunks = {c.chunk_id: c for c in index.catalog.get_chunks([f.chunk_id for _, f, _ in found])}
+            return [
+                Found(
+                    value=value.number or 0.0,
+                    label=name,
+                    year=year,
+                    source=FactSource(chunks[fact.chunk_id], fact.text, fact),
+                    scale=fact.scale_of(value),
+                    caveat=fact.mismatch,
+                )
+                for name, fact, value in found
+                if fact.chunk_id in chunks
+            ]
+        return []
+
+    return lookup
 
 
 def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:

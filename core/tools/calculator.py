@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from core.finance.compute import ComputedFigure, compute
+from core.finance.compute import ComputedFigure, breakdown, compute
 from core.finance.evidence_figures import run_calculations
-from core.finance.formula import FormulaError, Lookup
+from core.finance.formula import FormulaError, Lookup, PartsLookup
 from core.finance.lookup import SourcedRow, make_lookup
 from core.finance.requests import FigureRequest, figure_requests
 from core.models import Evidence, KnowledgeCard, evidence_id
@@ -90,14 +90,18 @@ def state_figures(
     step_index: int,
     labels: dict[str, str] | None = None,
     facts: Lookup | None = None,
+    parts: PartsLookup | None = None,
 ) -> CalculatorResult:
     """Each request computed from `rows` (and the filing's facts, found by meaning): a calculation citing
-    its input rows, or a note saying what was not found."""
+    its input rows, or a note saying what was not found. A line item asked by segment is stated part by
+    part where the filing's tables break it down (`parts`)."""
     lookup = make_lookup(rows, facts)
     result = CalculatorResult()
     number = 1
     for request in requests:
-        computed = compute(request, partial(lookup, months=request.months))
+        computed = (parts is not None and request.by_part and breakdown(request, parts)) or compute(
+            request, partial(lookup, months=request.months)
+        )
         inputs = _input_evidence(computed, step_index, number + 1, labels or {})
         calc_id = evidence_id(step_index, number)
         number += 1 + len(inputs)
@@ -134,6 +138,7 @@ def run_calculator(
     labels: dict[str, str] | None = None,
     facts: Lookup | None = None,
     calendar: FiscalCalendar | None = None,
+    parts: PartsLookup | None = None,
 ) -> CalculatorResult:
     """The calculator step: the figures the sub-question names, computed from table rows (`rows` gives them
     for the statements needed; `owner` names whose figures they are when a run has several filings; a
@@ -144,7 +149,9 @@ def run_calculator(
         requests = [replace(r, name=f"{owner} {r.name}") for r in requests]
     if requests and rows is not None:
         statements = list(dict.fromkeys(st for r in requests for st in r.statements))
-        return state_figures(requests, rows(statements), step_index=step_index, labels=labels, facts=facts)
+        return state_figures(
+            requests, rows(statements), step_index=step_index, labels=labels, facts=facts, parts=parts
+        )
     result = CalculatorResult()
     for outcome in run_calculations(sub_question, keywords, prior, step_index=step_index):
         result.notes.append(outcome.note)

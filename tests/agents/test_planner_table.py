@@ -256,3 +256,9 @@ def test_a_quarter_or_the_latest_report_named_narrows_the_plan_to_it() -> None:
     assert {s.filing_id for s in plan.steps if s.tool == "calculator"} == {"q1-2025"}
     plan = _plan("What was Borealis's operating income in Q2 FY2024?", BOREALIS_QUARTERS)
     assert {s.filing_id for s in plan.steps if s.tool == "calculator"} == {"q2-2024"}
+
+
+def test_a_figure_asked_by_segment_keeps_its_parts_in_the_calculator_step() -> None:
+    plan = _plan("What was Acme's revenue across its business segments in FY2024?", [ACME])
+    [calculator] = [s for s in plan.steps if s.tool == "calculator"]
+    assert "revenue" in calculator.sub_question and "by segment" in calculator.sub_question

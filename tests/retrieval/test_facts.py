@@ -151,3 +151,94 @@ def test_a_products_figure_is_its_row_in_a_table_of_the_line_item(tmp_path):
     operand = Operand("iPhone revenue", revenue, (2023,), qualifier="iPhone")
     found = fact_lookup(index, [other])(operand, 2023)
     assert found is not None and found.value == 39669
+
+
+SEGMENT_TABLES = """Segment Information
+Segment revenue and operating income were as follows (in millions):
+|  | 2023 | 2022 |
+|---|---|---|
+| Revenue |  |  |
+| Fleet Software | $ 1,250 | $ 1,100 |
+| Robotics Systems | 2,410 | 2,005 |
+| Services | 640 | 595 |
+| Total | $ 4,300 | $ 3,700 |
+
+Net sales and operating income by geographic segment (in millions):
+|  | 2023 | 2022 |
+|---|---|---|
+| Americas: |  |  |
+| Net sales | $ 2,900 | $ 2,500 |
+| Operating income | 410 | 350 |
+| Europe: |  |  |
+| Net sales | 1,400 | 1,200 |
+| Operating income | 150 | 120 |
+| Consolidated: |  |  |
+| Net sales | $ 4,300 | $ 3,700 |
+| Operating income | 560 | 470 |"""
+
+
+def _catalog_with(tmp_path, filing_id: str, text: str):
+    from core.models import Filing
+
+    chunk = Chunk(
+        chunk_id="s0", filing_id=filing_id, section="Item 8", page=70, chunk_index=0, char_start=0,
+        char_end=len(text), kind="table", text=text,
+    )  # fmt: skip
+    catalog = Catalog(Settings(data_dir=tmp_path).catalog_path)
+    filing = Filing(
+        filing_id=filing_id, filename="s.htm", company="Acme", source_type="html", pages=1, chunks=1
+    )
+    with catalog.transaction() as conn:
+        catalog.insert_filing(conn, filing, [chunk], read_facts(filing_id, [chunk]))
+    return catalog
+
+
+def test_a_line_items_parts_are_the_rows_of_a_table_that_add_up_to_it(tmp_path):
+    from core.finance.vocabulary import LINE_ITEM_BY_KEY
+    from core.retrieval.facts import parts_lookup
+
+    filing = "c" * 64
+    index = FactIndex(_catalog_with(tmp_path, filing, SEGMENT_TABLES), embed_query=lambda text: [])
+    revenue = LINE_ITEM_BY_KEY["revenue"]
+    # Rows just above the total that add up to it: the segments.
+    found = parts_lookup(index, [filing])(revenue, 2023)
+    assert [(f.label, f.value) for f in found] == [
+        ("Fleet Software", 1250), ("Robotics Systems", 2410), ("Services", 640), ("Revenue — Total", 4300),
+    ]  # fmt: skip
+    assert all(f.source.chunk.chunk_id for f in found)  # every part cited
+    # Rows labelled as the item under each part's heading: the regions.
+    regions = index.parts(revenue, filing, 2022)
+    assert {name for name, _, _ in regions} >= {"Fleet Software"} or {name for name, _, _ in regions} >= {
+        "Americas"
+    }
+    operating = index.parts(LINE_ITEM_BY_KEY["operating_income"], filing, 2023)
+    assert [(name, value.number) for name, _, value in operating] == [
+        ("Americas", 410), ("Europe", 150), ("Consolidated — Operating income", 560),
+    ]  # fmt: skip
+    # A line item no table breaks down has no parts.
+    assert index.parts(LINE_ITEM_BY_KEY["net_income"], filing, 2023) == []
+
+
+def test_a_line_item_asked_by_segment_is_stated_part_by_part(tmp_path):
+    from core.retrieval.facts import parts_lookup
+    from core.tools.calculator import requests_in, state_figures
+
+    filing = "d" * 64
+    index = FactIndex(_catalog_with(tmp_path, filing, SEGMENT_TABLES), embed_query=lambda text: [])
+    requests = requests_in("What was Acme's revenue across its business segments in 2023?", 2023)
+    assert [r.by_part for r in requests] == [True]
+    result = state_figures(
+        requests, [], step_index=1, facts=fact_lookup(index, [filing]), parts=parts_lookup(index, [filing])
+    )
+    [card] = result.cards
+    assert card.statement == (
+        "Revenue in FY2023 was $4,300 million: Fleet Software $1,250 million, Robotics Systems $2,410 million "
+        "and Services $640 million."
+    )
+    assert "Robotics Systems $2,410 million (56.0%)" in card.claim and len(card.evidence_ids) == 4
+    # Asked plainly, the same figure is the whole company's.
+    plain = state_figures(
+        requests_in("What was Acme's revenue in 2023?", 2023), [], step_index=1,
+        facts=fact_lookup(index, [filing]), parts=parts_lookup(index, [filing]),
+    )  # fmt: skip
+    assert "by part" not in plain.note
