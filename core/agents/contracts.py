@@ -167,6 +167,14 @@ class ReportSection(BaseModel):
     gap: str | None = Field(default=None, description="What was searched when nothing answered it.")
 
 
+class DraftTable(BaseModel):
+    """A small table of figures: its column names, then rows whose first cell names the row (a period) and
+    whose other cells are figures, each citing its evidence."""
+
+    columns: list[str]
+    rows: list[list[DraftClaim]] = Field(default_factory=list)
+
+
 class ReportDraft(BaseModel):
     answer: list[DraftClaim] = Field(
         default_factory=list,
@@ -178,5 +186,8 @@ class ReportDraft(BaseModel):
         "each figure with its period and unit, citing evidence ids in brackets.",
     )
     method: str = Field(default="", description="Leave empty: the workbench says how the answer was made.")
+    tables: list[DraftTable] = Field(
+        default_factory=list, description="Leave empty: the workbench tabulates figures by period."
+    )
     sections: list[ReportSection] = Field(default_factory=list)
     conflicts: list[DraftClaim] = Field(default_factory=list)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from core.agents.contracts import DraftClaim, ReportDraft
+from core.agents.contracts import DraftClaim, DraftTable, ReportDraft
 from core.models import EVIDENCE_ID_PATTERN, Citation, Evidence
 from core.text.escape import escape_markdown
 from core.text.markdown_table import is_table_line, row_cells
@@ -97,6 +97,20 @@ def _claim_line(book: CitationBook, claim: DraftClaim, *, headline: bool = False
     return f"- {_inert(claim.text)} {marks}".rstrip()
 
 
+def _table_lines(book: CitationBook, table: DraftTable) -> list[str]:
+    """A figures table as Markdown: the row's name, then each figure with its citations (cells inert)."""
+
+    def cell(claim: DraftClaim) -> str:
+        return f"{_inert(claim.text)} {book.cite(claim.evidence_ids, claim.text)}".strip()
+
+    lines = [
+        "| " + " | ".join(_inert(c) for c in table.columns) + " |",
+        "|---|" + "---:|" * (len(table.columns) - 1),
+    ]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in table.rows]
+    return lines
+
+
 def _summary(book: CitationBook, summary: str) -> str:
     # A drafted summary may cite evidence ids inline, e.g. "[S1-E2]"; turn them into numbers.
     out, last = [], 0
@@ -131,6 +145,8 @@ def assemble_report(draft: ReportDraft, evidence: dict[str, Evidence]) -> tuple[
     # The paragraph an analyst pastes into a note first, then each figure with its working and the passages.
     if draft.summary.strip():
         lines += [_summary(book, draft.summary), ""]
+    for table in draft.tables:
+        lines += [*_table_lines(book, table), ""]
     if draft.answer:
         lines += [_claim_line(book, claim, headline=True) for claim in draft.answer]
         lines.append("")

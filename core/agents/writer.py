@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 
 from core.agents.base import AgentDeps
-from core.agents.contracts import DraftClaim, ReportDraft, ReportSection, StepDigest, WriterInput
+from core.agents.contracts import (
+    DraftClaim,
+    DraftTable,
+    ReportDraft,
+    ReportSection,
+    StepDigest,
+    WriterInput,
+)
 from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.arithmetic import CalculationError, figure_value, growth_rate
@@ -163,6 +170,43 @@ def _over_periods(figures: list[tuple[DraftClaim, str]]) -> list[tuple[DraftClai
         label = group[0][1].group("label").strip()
         out.append((DraftClaim(text=claim.text, evidence_ids=ids), f"{label} was {listed}{_change(group)}."))
     return out
+
+
+def period_tables(figures: list[tuple[DraftClaim, str]]) -> list[DraftTable]:
+    """The figures stated for several periods (one company's reports over quarters) as one table: a row per
+    period in the order read, a column per figure, each cell citing its row; none when no figure has more
+    than one period."""
+    columns: dict[str, dict[str, DraftClaim]] = {}  # figure -> period -> cited value
+    names: dict[str, str] = {}
+    periods: list[str] = []
+    for claim, _ in figures:
+        m = _ONE_PERIOD_RE.match(claim.text)
+        if m is None or not claim.evidence_ids:
+            continue
+        key = m.group("label").strip().lower()
+        names.setdefault(key, m.group("label").strip())
+        columns.setdefault(key, {})[m.group("period")] = DraftClaim(
+            text=m.group("value").strip(), evidence_ids=claim.evidence_ids
+        )
+        periods.append(m.group("period"))
+    series = [key for key, by_period in columns.items() if len(by_period) >= 2]
+    if not series:
+        return []
+    order = list(dict.fromkeys(p for p in periods if any(p in columns[k] for k in series)))
+    rows = [
+        [DraftClaim(text=period), *(columns[k].get(period, DraftClaim(text="—")) for k in series)]
+        for period in order
+    ]
+    return [DraftTable(columns=["Period", *(names[k] for k in series)], rows=rows)]
+
+
+def _in_table(claim: DraftClaim, tables: list[DraftTable]) -> bool:
+    """A figure of one period that a table of figures by period states."""
+    m = _ONE_PERIOD_RE.match(claim.text)
+    return m is not None and any(
+        m.group("label").strip() in t.columns and any(row[0].text == m.group("period") for row in t.rows)
+        for t in tables
+    )
 
 
 def _change(group: list[tuple[DraftClaim, re.Match[str]]]) -> str:
@@ -338,6 +382,8 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
         if verdict:
             figures = [figures[0].model_copy(update={"text": f"{verdict}. {figures[0].text}"})]
     narrative = _narrative_answer(inputs, figures_stated=any(f.evidence_ids for f in figures))
+    tables = period_tables(computed)
+    figures = [f for f in figures if not _in_table(f, tables)]  # the table states them, each cell cited
     method = (
         f"Extractive answer from {filings}, researched in {len(inputs.steps)} step(s). Figures are computed from "
         f"the cited table rows; every other point quotes a cited passage."
@@ -347,6 +393,7 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
     return ReportDraft(
         answer=[*figures, *narrative],
         summary=answer_paragraph(inputs, computed, verdict, ranking, narrative),
+        tables=tables,
         method=method,
         sections=sections,
         conflicts=conflicts,
@@ -461,4 +508,10 @@ def llm_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
             )
     # Figures the calculator computed (with cited inputs) lead the answer when the model stated none.
     answer = draft.answer or [f for f in figure_answers(inputs) if f.evidence_ids]
-    return ReportDraft(answer=answer, summary=draft.summary, sections=sections, conflicts=draft.conflicts)
+    return ReportDraft(
+        answer=answer,
+        summary=draft.summary,
+        tables=period_tables(_figures(inputs)),
+        sections=sections,
+        conflicts=draft.conflicts,
+    )

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from core.citations import CITATION_MARK, mark_numbers
+from core.text.markdown_table import is_separator, is_table_line, row_cells
 
 RunStyle = Literal["plain", "strong", "em"]
-BlockKind = Literal["heading", "paragraph", "bullet", "ordered"]
+BlockKind = Literal["heading", "paragraph", "bullet", "ordered", "table"]
 
 # Emphasis the writer may use: **strong**, _em_ or *em*; escaped markers (\*, \_) never count.
 _EMPHASIS = re.compile(
@@ -64,6 +65,7 @@ class AnswerBlock:
     kind: BlockKind
     runs: list[Run] = field(default_factory=list)
     level: int = 0
+    cells: list[list[list[Run]]] = field(default_factory=list)  # a table: rows of cells, header first
 
 
 def unescape_markdown(text: str) -> str:
@@ -112,6 +114,14 @@ def parse_answer(answer: str) -> list[AnswerBlock]:
         line = raw.strip()
         if not line:
             flush()
+            continue
+        if is_table_line(line) and line.endswith("|"):
+            # A table of figures (rows of "| … |"): header, separator, rows; cells read like a line.
+            flush()
+            if not (blocks and blocks[-1].kind == "table"):
+                blocks.append(AnswerBlock("table", [Run("")]))
+            if not is_separator(row_cells(line)):
+                blocks[-1].cells.append([inline_runs(cell) for cell in row_cells(line)])
             continue
         if heading := _HEADING.match(line):
             flush()

@@ -70,7 +70,11 @@ def _answer_blocks(writer: ReportWriter, blocks: list[AnswerBlock], known: set[i
         [run if run.cite is None or run.cite in known else Run(run.text) for run in b.runs] for b in blocks
     ]
     kind = blocks[0].kind
-    if kind == "heading":
+    if kind == "table" and blocks[0].cells:
+        # A table of figures: its cells as text, citation marks kept as printed ("$1,210 million [1]").
+        header, *rows = [["".join(run.text for run in cell) for cell in row] for row in blocks[0].cells]
+        writer.table(header, rows)
+    elif kind == "heading":
         writer.heading("".join(run.text for run in runs[0]), min(blocks[0].level + 2, 4))
     elif kind == "paragraph":
         writer.paragraph(runs[0])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -112,5 +113,14 @@ def test_a_question_across_four_quarterly_reports_is_answered_period_by_period(q
     )
     assert "rose 7.4%" in first
     assert "2,690" not in first and "4,010" not in first
+    # Then a table by period, each cell cited.
+    table = [line for line in run["answer"].split("### ", 1)[0].splitlines() if line.startswith("| Q")]
+    assert [line.split(" | ")[0] for line in table] == [
+        "| Q1 FY2024",
+        "| Q2 FY2024",
+        "| Q3 FY2024",
+        "| Q1 FY2025",
+    ]
+    assert all(re.search(r"million \[\d+\] \|$", line) for line in table)
     cited = {c["number"] for c in run["citations"]}
     assert all(f"[{n}]" in first for n in range(1, 5)) and {1, 2, 3, 4} <= cited

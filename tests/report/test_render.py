@@ -162,3 +162,24 @@ def test_answer_source_list_is_replaced_by_references_only_when_fully_resolvable
     record.answer = body + "- See also the 2024 filing.\n"
     md = report_markdown(record)
     assert "#### Sources" in md and "See also the 2024 filing" in md
+
+
+def test_a_table_of_figures_by_period_is_read_as_a_table_in_every_format() -> None:
+    from core.models import RunRecord
+
+    answer = (
+        "## Answer\n\nRevenue rose [1][2].\n\n| Period | Acme revenue |\n|---|---:|\n"
+        "| Q1 FY2024 | \\$1,210 million [1] |\n| Q2 FY2024 | \\$1,480 million \\| restated [2] |\n\n- a point [1]\n"
+    )
+    blocks = parse_answer(answer)
+    assert [b.kind for b in blocks] == ["heading", "paragraph", "table", "bullet"]
+    header, *rows = blocks[2].cells
+    assert ["".join(r.text for r in cell) for cell in header] == ["Period", "Acme revenue"]
+    assert [[r.cite for r in cell if r.cite] for cell in rows[0]] == [[], [1]]
+    assert "".join(r.text for r in rows[1][1]).startswith(
+        "$1,480 million | restated"
+    )  # an escaped pipe is text
+    record = RunRecord(run_id="t1", question="How did revenue move?", status="finished", answer=answer)
+    html = report_html(record)
+    assert "<table" in html and "Q2 FY2024" in html and "$1,480 million | restated [2]" in html
+    assert "| Q1 FY2024 |" in report_markdown(record)
