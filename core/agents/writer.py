@@ -59,7 +59,10 @@ def _figures(inputs: WriterInput) -> list[tuple[DraftClaim, str]]:
     """(the figure with its working, the figure as a sentence) for each figure the calculator steps computed,
     latest computation of each first; parts it could not compute are stated as not found."""
     by_name: dict[str, tuple[DraftClaim, str]] = {}
-    filing_of = {ev.evidence_id: ev.filing_id or "" for ev in inputs.pool}
+    filing_of = {
+        ev.evidence_id: ev.filing_id or ""
+        for ev in [*inputs.pool, *(e for st in inputs.steps for e in st.evidence)]
+    }
     for step in inputs.steps:
         if step.tool != "calculator":
             continue

@@ -448,3 +448,29 @@ def test_a_part_that_asks_for_words_is_answered_in_the_paragraph_beside_the_figu
         "App Store"
         not in offline_write(WriterInput(question=only_figure, steps=[search, figure]), DEPS).summary
     )
+
+
+def test_figures_of_one_item_from_several_reports_are_tabulated_by_period_in_the_order_read() -> None:
+    steps = []
+    for n, (period, value) in enumerate(
+        [("Q3 FY2022", "15,338"), ("Q1 FY2023", "11,715"), ("Q2 FY2023", "12,949")]
+    ):
+        row = f"| Net revenue | $ {value} |"
+        source = Evidence(
+            evidence_id=f"S{n + 2}-E2", text=row, chunk_id=f"c{n}", filing_id=f"filing-{n}", page=6, quote=row
+        )
+        claim = f"Intel revenue ({period}): ${value} million — {value} = ${value} million"
+        card = KnowledgeCard(claim=claim, evidence_ids=[source.evidence_id], confidence=0.9)
+        steps.append(
+            StepDigest(index=n + 1, sub_question=f"What is the revenue amount for {period}?", tool="calculator",
+                       cards=[card], evidence=[source], evidence_note=claim)
+        )  # fmt: skip
+    # The reports' rows are in the steps' evidence, not in the run's pool of search passages.
+    draft = offline_write(WriterInput(question="How did Intel's revenue move?", steps=steps), DEPS)
+    [table] = draft.tables
+    assert table.columns == ["Period", "Intel revenue"]
+    assert [[c.text for c in row] for row in table.rows] == [
+        ["Q3 FY2022", "$15,338 million"], ["Q1 FY2023", "$11,715 million"], ["Q2 FY2023", "$12,949 million"],
+    ]  # fmt: skip
+    assert [row[1].evidence_ids for row in table.rows] == [["S2-E2"], ["S3-E2"], ["S4-E2"]]
+    assert "fell 15.6%" in draft.summary and draft.answer == []  # the table states the figures
