@@ -213,16 +213,22 @@ def _in_table(claim: DraftClaim, tables: list[DraftTable]) -> bool:
 
 
 def _change(group: list[tuple[DraftClaim, re.Match[str]]]) -> str:
-    """'; from Q3 FY2022 to Q3 FY2023 it fell 1.4%': the move from the first period stated to the last."""
+    """'; from Q3 FY2022 to Q3 FY2023 it fell 1.4%' (a rate: '… it fell 0.1 percentage points'): the move
+    from the first period stated to the last."""
     first, last = group[0][1], group[-1][1]
+    span = f"; from {first.group('period')} to {last.group('period')} it"
     try:
-        rate = growth_rate(figure_value(first.group("value")), figure_value(last.group("value")))
+        before, after = figure_value(first.group("value")), figure_value(last.group("value"))
+        if "%" in first.group("value"):  # a rate moves in percentage points
+            points = after - before
+            moved = "rose" if points > 0 else "fell"
+            return f"{span} {moved} {abs(points):.1f} percentage points" if round(points, 1) else ""
+        rate = growth_rate(before, after)
     except CalculationError:
         return ""
-    if "%" in first.group("value") or round(rate, 1) == 0:
-        return ""  # a rate's move is in points, not percent; no move is not a change
-    moved = "rose" if rate > 0 else "fell"
-    return f"; from {first.group('period')} to {last.group('period')} it {moved} {abs(rate):.1f}%"
+    if round(rate, 1) == 0:
+        return ""  # no move is not a change
+    return f"{span} {'rose' if rate > 0 else 'fell'} {abs(rate):.1f}%"
 
 
 def _asks_beyond_figures(question: str) -> bool:
