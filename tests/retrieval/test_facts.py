@@ -33,22 +33,27 @@ The tax effects of temporary differences (in millions).
 | Stock-based compensation | 99 | 93 |"""
 
 
-@pytest.fixture
-def index(tmp_path) -> FactIndex:
-    chunk = Chunk(
-        chunk_id="c1", filing_id=FILING, section="Item 8", page=58, chunk_index=0, char_start=0,
-        char_end=len(TEXT), kind="table", text=TEXT,
-    )  # fmt: skip
-    catalog = Catalog(Settings(data_dir=tmp_path).catalog_path)
+def _catalog_with(tmp_path, filing_id: str, text: str, page: int = 70) -> Catalog:
+    """A catalog holding one filing of one passage, `text`, with its facts read."""
     from core.models import Filing
 
+    chunk = Chunk(
+        chunk_id=f"{filing_id[:8]}-0", filing_id=filing_id, section="Item 8", page=page, chunk_index=0,
+        char_start=0, char_end=len(text), kind="table", text=text,
+    )  # fmt: skip
+    catalog = Catalog(Settings(data_dir=tmp_path).catalog_path)
     filing = Filing(
-        filing_id=FILING, filename="acme.htm", company="Acme", source_type="html", pages=1, chunks=1
+        filing_id=filing_id, filename="s.htm", company="Acme", source_type="html", pages=1, chunks=1
     )
     with catalog.transaction() as conn:
-        catalog.insert_filing(conn, filing, [chunk], read_facts(FILING, [chunk]))
+        catalog.insert_filing(conn, filing, [chunk], read_facts(filing_id, [chunk]))
+    return catalog
+
+
+@pytest.fixture
+def index(tmp_path) -> FactIndex:
     # Without name embeddings the index ranks by words alone (meaning counts zero).
-    return FactIndex(catalog, embed_query=lambda text: [])
+    return FactIndex(_catalog_with(tmp_path, FILING, TEXT, page=58), embed_query=lambda text: [])
 
 
 def test_a_phrase_the_lexicon_does_not_list_finds_its_row(index):
@@ -70,7 +75,7 @@ def test_the_lookup_cites_the_row_and_keeps_the_unit(index):
     found = fact_lookup(index, [FILING])(Operand("cash paid for interest", None, (2023,)), 2023)
     assert found is not None and found.value == 254 and found.scale == 1e6
     assert (
-        found.source.chunk.chunk_id == "c1"
+        found.source.chunk.chunk_id == f"{FILING[:8]}-0"
         and found.source.quote == "| Cash paid for interest | $ 254 | $ 246 |"
     )
     # A phrase nothing in the filing is close to is not answered by a nearby figure.
@@ -175,22 +180,6 @@ Net sales and operating income by geographic segment (in millions):
 | Consolidated: |  |  |
 | Net sales | $ 4,300 | $ 3,700 |
 | Operating income | 560 | 470 |"""
-
-
-def _catalog_with(tmp_path, filing_id: str, text: str):
-    from core.models import Filing
-
-    chunk = Chunk(
-        chunk_id="s0", filing_id=filing_id, section="Item 8", page=70, chunk_index=0, char_start=0,
-        char_end=len(text), kind="table", text=text,
-    )  # fmt: skip
-    catalog = Catalog(Settings(data_dir=tmp_path).catalog_path)
-    filing = Filing(
-        filing_id=filing_id, filename="s.htm", company="Acme", source_type="html", pages=1, chunks=1
-    )
-    with catalog.transaction() as conn:
-        catalog.insert_filing(conn, filing, [chunk], read_facts(filing_id, [chunk]))
-    return catalog
 
 
 def test_a_line_items_parts_are_the_rows_of_a_table_that_add_up_to_it(tmp_path):
