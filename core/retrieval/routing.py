@@ -168,10 +168,13 @@ def of_quarters(filings: list[R], quarters: list[NamedQuarter]) -> list[R]:
 
 def latest_reports(filings: list[R], asked: str = "") -> list[R]:
     """Each company's newest report: the one whose period ends last; the newest quarterly report when
-    `asked` ("the latest 10-Q", "the most recent quarter") says so. Filings with no period end known stay
+    `asked` ("the latest 10-Q", "the most recent quarter") says so, the newest annual report when it says
+    "10-K" or "annual report". Filings with no period end known stay
     out unless a company has no other."""
     if re.search(r"10-?Q|quarter", asked, re.I):
         filings = [f for f in filings if f.fiscal_quarter] or filings
+    elif re.search(r"10-?K|annual", asked, re.I):
+        filings = [f for f in filings if f.form.startswith(("10-K", "20-F", "40-F"))] or filings
     by_company: dict[str, list[R]] = {}
     for f in filings:
         by_company.setdefault(f.company, []).append(f)

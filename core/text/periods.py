@@ -99,10 +99,10 @@ def quarters_named(text: str) -> list[NamedQuarter]:
     return list(dict.fromkeys(found))
 
 
-#: "the latest 10-Q", "the most recent quarter", "this quarter's report": the newest report asked for.
-_LATEST_RE = re.compile(
-    r"\b(?:latest|most recent|newest|last|current)\s+(?:(?:fiscal\s+)?quarter\b|10-?Q\b|quarterly\s+(?:report|filing)"
-    r"|report\b|filing\b)",
+#: "the latest 10-Q", "the most recent quarter", "the last annual report": the newest report of the library.
+LATEST_REPORT_RE = re.compile(
+    r"\b(?:latest|most recent|newest|last|current)\s+(?:(?:fiscal\s+)?quarter\b|10-?[QK]\b|quarterly\s+(?:report|filing)"
+    r"|annual\s+report\b|report\b|filing\b)",
     re.I,
 )
 
@@ -119,7 +119,7 @@ def latest_asked(text: str) -> re.Match[str] | None:
     reaches for other periods ("the most recent quarter compared with previous ones")."""
     if _OTHER_PERIODS_RE.search(text):
         return None
-    return _LATEST_RE.search(text)
+    return LATEST_REPORT_RE.search(text)
 
 
 _TIME_RES = [

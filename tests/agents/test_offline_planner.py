@@ -111,3 +111,11 @@ def test_a_why_clause_keeps_the_subject_of_the_clause_before_it():
         split_clauses("What was revenue in 2023? Why did operating expenses rise?")[-1]
         == "Why did operating expenses rise"
     )
+
+
+def test_the_latest_report_is_read_in_the_filings_not_on_the_web() -> None:
+    from core.agents.clauses import is_outside
+
+    assert not is_outside("What did NVIDIA report for Data Center in the latest 10-Q?", [NVDA])
+    assert not is_outside("How did margins move in the most recent quarter?", [NVDA])
+    assert is_outside("What is the latest news about NVIDIA?", [NVDA])

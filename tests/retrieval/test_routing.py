@@ -147,3 +147,9 @@ def test_the_latest_quarter_compared_with_earlier_ones_keeps_them_all() -> None:
         analyze_query("How does Apple's R&D in the most recent quarter compare to previous quarters?"), APPLE
     )
     assert route is None or len(route.filing_ids) > 1
+
+
+def test_the_latest_annual_report_is_the_newest_10k_even_after_newer_quarters() -> None:
+    quarters_after = [*APPLE, _report("q1-fy24", "10-Q", 2024, 1, "2023-12-30")]
+    route = route_filings(analyze_query("What risks does Apple list in its latest 10-K?"), quarters_after)
+    assert route is not None and route.filing_ids == ["10k-fy23"]
