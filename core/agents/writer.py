@@ -203,15 +203,6 @@ def period_tables(figures: list[tuple[DraftClaim, str]]) -> list[DraftTable]:
     return [DraftTable(columns=["Period", *(names[k] for k in series)], rows=rows)]
 
 
-def _in_table(claim: DraftClaim, tables: list[DraftTable]) -> bool:
-    """A figure of one period that a table of figures by period states."""
-    m = _ONE_PERIOD_RE.match(claim.text)
-    return m is not None and any(
-        m.group("label").strip() in t.columns and any(row[0].text == m.group("period") for row in t.rows)
-        for t in tables
-    )
-
-
 def _change(group: list[tuple[DraftClaim, re.Match[str]]]) -> str:
     """'; from Q3 FY2022 to Q3 FY2023 it fell 1.4%' (a rate: '… it fell 0.1 percentage points'): the move
     from the first period stated to the last."""
@@ -391,8 +382,7 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
         if verdict:
             figures = [figures[0].model_copy(update={"text": f"{verdict}. {figures[0].text}"})]
     narrative = _narrative_answer(inputs, figures_stated=any(f.evidence_ids for f in figures))
-    tables = period_tables(computed)
-    figures = [f for f in figures if not _in_table(f, tables)]  # the table states them, each cell cited
+    tables = period_tables(computed)  # the figures by period; each figure's working stays listed below it
     method = (
         f"Extractive answer from {filings}, researched in {len(inputs.steps)} step(s). Figures are computed from "
         f"the cited table rows; every other point quotes a cited passage."
