@@ -146,15 +146,24 @@ def answer_paragraph(
 _ONE_PERIOD_RE = re.compile(r"^(?P<label>[^:()]+?) \((?P<period>[^():;]+)\): (?P<value>[^—;]+?)(?:\s+—|$)")
 
 
-def _over_periods(figures: list[tuple[DraftClaim, str]]) -> list[tuple[DraftClaim, str]]:
-    """Figures of one line item for several periods (one company's reports, each giving its own period's
-    figure) stated as one sentence, in the order the research read the periods: "Apple revenue was $82,959
-    million in Q3 FY2022, $117,154 million in Q1 FY2023 and …" with every row cited."""
-    groups: dict[str, list[tuple[DraftClaim, re.Match[str]]]] = {}
+Series = dict[str, list[tuple[DraftClaim, re.Match[str]]]]
+
+
+def _by_figure(figures: list[tuple[DraftClaim, str]]) -> Series:
+    """The cited one-period figures grouped by what they are (their label, case aside), in the order read."""
+    groups: Series = {}
     for claim, _ in figures:
         m = _ONE_PERIOD_RE.match(claim.text)
         if m is not None and claim.evidence_ids:
             groups.setdefault(m.group("label").strip().lower(), []).append((claim, m))
+    return groups
+
+
+def _over_periods(figures: list[tuple[DraftClaim, str]]) -> list[tuple[DraftClaim, str]]:
+    """Figures of one line item for several periods (one company's reports, each giving its own period's
+    figure) stated as one sentence, in the order the research read the periods: "Apple revenue was $82,959
+    million in Q3 FY2022, $117,154 million in Q1 FY2023 and …" with every row cited."""
+    groups = _by_figure(figures)
     out: list[tuple[DraftClaim, str]] = []
     stated: set[str] = set()
     for claim, sentence in figures:
@@ -179,28 +188,26 @@ def period_tables(figures: list[tuple[DraftClaim, str]]) -> list[DraftTable]:
     """The figures stated for several periods (one company's reports over quarters) as one table: a row per
     period in the order read, a column per figure, each cell citing its row; none when no figure has more
     than one period."""
-    columns: dict[str, dict[str, DraftClaim]] = {}  # figure -> period -> cited value
-    names: dict[str, str] = {}
-    periods: list[str] = []
-    for claim, _ in figures:
-        m = _ONE_PERIOD_RE.match(claim.text)
-        if m is None or not claim.evidence_ids:
-            continue
-        key = m.group("label").strip().lower()
-        names.setdefault(key, m.group("label").strip())
-        columns.setdefault(key, {})[m.group("period")] = DraftClaim(
-            text=m.group("value").strip(), evidence_ids=claim.evidence_ids
-        )
-        periods.append(m.group("period"))
+    groups = _by_figure(figures)
+    # figure -> period -> cited value (a later figure of the same period replaces an earlier one)
+    columns = {
+        key: {m.group("period"): DraftClaim(text=m.group("value").strip(), evidence_ids=c.evidence_ids)
+              for c, m in group}
+        for key, group in groups.items()
+    }  # fmt: skip
     series = [key for key, by_period in columns.items() if len(by_period) >= 2]
     if not series:
         return []
-    order = list(dict.fromkeys(p for p in periods if any(p in columns[k] for k in series)))
+    read = [m for claim, _ in figures if claim.evidence_ids and (m := _ONE_PERIOD_RE.match(claim.text))]
+    order = list(
+        dict.fromkeys(m.group("period") for m in read if any(m.group("period") in columns[k] for k in series))
+    )
     rows = [
         [DraftClaim(text=period), *(columns[k].get(period, DraftClaim(text="—")) for k in series)]
         for period in order
     ]
-    return [DraftTable(columns=["Period", *(names[k] for k in series)], rows=rows)]
+    names = [groups[k][0][1].group("label").strip() for k in series]
+    return [DraftTable(columns=["Period", *names], rows=rows)]
 
 
 def _change(group: list[tuple[DraftClaim, re.Match[str]]]) -> str:
