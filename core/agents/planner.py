@@ -150,7 +150,8 @@ def _request_question(request: FigureRequest) -> str:
     lead = f"the {len(request.years)}-year average of " if request.aggregate == "average" else ""
     unit = f" (in USD {request.unit_asked})" if request.unit_asked else ""
     if request.by_part:
-        unit = f" by segment{unit}"  # read back as the line item's parts (core.finance.requests.BY_PART_RE)
+        # Read back as the line item's parts (core.finance.requests.BY_PART_RE), in the question's words.
+        unit = f" by {request.parts_asked or 'segment'}{unit}"
     if request.defined_in_question:
         return (
             f"What is {lead}the {request.name} for {years}{how}{unit}? "

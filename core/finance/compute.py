@@ -6,7 +6,15 @@ import re
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
-from core.finance.formula import Evaluation, Found, Lookup, PartsLookup, evaluate, parse_formula
+from core.finance.formula import (
+    Evaluation,
+    Found,
+    Lookup,
+    PartsLookup,
+    evaluate,
+    format_number,
+    parse_formula,
+)
 from core.finance.requests import FigureRequest, sign_asked
 
 #: How a figure computed by a fallback definition ends its working: "(defined as …, as X is not reported)".
@@ -168,6 +176,11 @@ def _amount_difference(difference: float, scale: float | None) -> str:
     return f"{sign}{_amount(abs(difference), scale, None)}, "
 
 
+def _printed_label(label: str) -> str:
+    """A row label as a reader finds it in the table: footnote marks and trademark signs aside."""
+    return " ".join(re.sub(r"\(\d\)|[®™*]", " ", label).split())
+
+
 def compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
     """Evaluate `request` (or, when inputs are missing, its first fallback definition that completes)."""
     first = _compute(request, lookup)
@@ -191,12 +204,24 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
     done = {y: e for y, e in per_year.items() if e.value is not None}
     label = request.name[:1].upper() + request.name[1:]
     shown = {y: format_value(request, e.value, e.inputs) for y, e in done.items()}  # type: ignore[arg-type]
-    workings = "; ".join(
-        f"{request.period_name(y)}: {e.working} = {shown[y]}"
-        if len(per_year) > 1
-        else f"{e.working} = {shown[y]}"
-        for y, e in done.items()
-    )
+    plain = tree[0] == "op" and tree[1].mode == "at"
+    if plain and (request.aggregate in (None, "change") or len(done) < 2):
+        # A figure read as printed has no arithmetic to show: its working says which row it was read from,
+        # and, for a change, how the change was worked out.
+        rows = dict.fromkeys(f"“{_printed_label(f.label)}”" for e in done.values() for f in e.inputs)
+        workings = f"as printed in the row {', '.join(rows)}" if rows else ""
+        if request.aggregate == "change" and len(done) >= 2:
+            first, last = done[min(done)], done[max(done)]
+            assert first.value is not None and last.value is not None
+            moved = format_number(last.value - first.value)
+            workings = f"{last.working} − {first.working} = {moved}, {workings}"
+    else:
+        workings = "; ".join(
+            f"{request.period_name(y)}: {e.working} = {shown[y]}"
+            if len(per_year) > 1
+            else f"{e.working} = {shown[y]}"
+            for y, e in done.items()
+        )
     if request.aggregate and len(done) == len(per_year) and len(done) >= 2:
         years = sorted(done)
         series = ", ".join(f"{request.period_name(y)} {shown[y]}" for y in years)
@@ -280,7 +305,7 @@ def breakdown(request: FigureRequest, parts: PartsLookup) -> ComputedFigure | No
     """A line item stated part by part for the request's latest period, as the filing's table breaks it down
     (each part, then the total they add up to, every row cited); None when no table breaks it down."""
     year = max(request.years)
-    found = parts(request.line_items[0], year, request.months)
+    found = parts(request.line_items[0], year, request.months, request.parts_asked)
     if len(found) < 3:  # two parts and their total at least
         return None
     *pieces, total = found

@@ -211,8 +211,9 @@ class Found:
 
 
 Lookup = Callable[[Operand, int], Found | None]
-#: A line item's parts for a year (and months to date, None: the period's own): each part, then the total.
-PartsLookup = Callable[[LineItem, int, int | None], list[Found]]
+#: A line item's parts for a year (and months to date, None: the period's own), as the question names them
+#: ("segments", "service offerings"; empty: any): each part, then the total.
+PartsLookup = Callable[[LineItem, int, int | None, str], list[Found]]
 
 
 @dataclass
@@ -225,7 +226,8 @@ class Evaluation:
     missing: list[tuple[str, int]] = field(default_factory=list)  # (line item, year)
 
 
-def _fmt(value: float) -> str:
+def format_number(value: float) -> str:
+    """A number as a working prints it: thousands separated, whole above 100, four significant digits below."""
     if abs(value) >= 100:
         return f"{value:,.0f}" if value == int(value) else f"{value:,.1f}"
     return f"{value:,.4g}"
@@ -258,15 +260,15 @@ def evaluate(tree: Node, year: int, lookup: Lookup) -> Evaluation:
         if len(values) != len(op.years):
             return None, op.name
         if op.mode == "average":
-            shown = " + ".join(_fmt(v) for v in values)
+            shown = " + ".join(format_number(v) for v in values)
             return sum(values) / len(values), f"(({shown}) / {len(values)})"
         if op.mode == "change":
-            return values[-1] - values[0], f"({_fmt(values[-1])} − {_fmt(values[0])})"
-        return values[0], _fmt(values[0])
+            return values[-1] - values[0], f"({format_number(values[-1])} − {format_number(values[0])})"
+        return values[0], format_number(values[0])
 
     def walk(node: Node) -> tuple[float | None, str]:
         if node[0] == "num":
-            return node[1], _fmt(node[1])
+            return node[1], format_number(node[1])
         if node[0] == "op":
             return value_of(node[1])
         _, op, left, right = node

@@ -32,7 +32,8 @@ PER_SHARE_RE = re.compile(r"\bper (?:diluted |basic |common )?share\b|\beps\b", 
 #: How a figure changed over periods: "change", "growth", "year-over-year", "improving", "trend".
 CHANGE_RE = re.compile(
     r"\b(?:year[- ]over[- ]year|yoy|chang\w*|growth|grow\w*|grew|increas\w*|decreas\w*|improv\w*|declin\w*"
-    r"|deteriorat\w*|profile|trajector\w*|trends?)\b",
+    r"|deteriorat\w*|profile|trajector\w*|trends?|fluctuat\w*|shift(?:s|ed|ing)?|variations?|var(?:y|ied|ies)"
+    r"|evolv\w*|evolution|movements?|moved|patterns?|swings?|alter(?:s|ed|ing|ations?)?)\b",
     re.I,
 )
 #: Two periods compared: a change, or "compared with", "versus", "between", "from … to".
@@ -64,7 +65,7 @@ RATIO_RE = re.compile(r"\b(ratio|as a (percentage|percent|share|proportion) of|s
 DIFFERENCE_RE = re.compile(r"\b(difference|how much (more|less|higher|lower)|gap|exceed)\b", re.I)
 #: An amount asked for ("how much", "what was", "in USD millions").
 AMOUNT_RE = re.compile(
-    r"\b(how much|how many|what (is|was|were|are)|amount|figure|value|total|level|balance|spend|spent|compar\w*"
+    r"\b(how much|how many|what (is|was|were|are)|amount|figure|value|total|levels?|balance|spend|spent|compar\w*"
     r"|bring in|brought in|earn(ed|s)?"
     r"|in (usd|us\$|\$|dollars)|(usd|us\$|\$) ?(millions|billions|thousands))\b",
     re.I,

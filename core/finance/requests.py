@@ -51,7 +51,7 @@ from core.text.tokens import content_terms
 
 _GROWTH_RE = re.compile(r"\b(growth|growing|grow|grew)\b", re.I)
 _SHARE_OF_RE = re.compile(
-    r"(?P<a>[\w&'’ ,-]{2,60}?)\s+(?P<how>as an? (?:share|percentage|percent|%|proportion) of|to|divided by|over|/)\s+"
+    r"(?P<a>[\w&'’ ,-]{2,60}?)\s+(?P<how>as (?:an? )?(?:share|percentage|percent|%|proportion|ratio) of|to|divided by|over|/)\s+"
     r"(?P<b>(?:total |net )?[\w&'’ -]{2,40})",
     re.I,
 )
@@ -77,6 +77,7 @@ class FigureRequest:
     calendar: FiscalCalendar | None = None
     months: int | None = None  # the year to date asked for (6, 9) instead of the quarter
     by_part: bool = False  # the line item broken into the parts the filing reports (segments, products)
+    parts_asked: str = ""  # the question's word for those parts ("segments", "service offerings")
 
     @property
     def statements(self) -> list[str]:
@@ -602,6 +603,7 @@ def unknown_figure_phrases(question: str) -> list[str]:
                 or len(plain) > _MAX_PHRASE_WORDS
                 or not re.match(r"[A-Za-z]", phrase)  # "3- average of …": what is left of a period
                 or _NOT_A_FIGURE_START_RE.match(phrase)
+                or _NAMES_PARTS_RE.search(phrase)  # "direct segments": parts of the company, not a figure
                 # Beside a figure the lexicon knows, a phrase is another figure only when it names none of
                 # the known ones ("operating expenses" beside "revenue") or changes one ("deferred revenue").
                 or (known and _names_known(phrase) and not _modified(phrase))
@@ -610,6 +612,63 @@ def unknown_figure_phrases(question: str) -> list[str]:
                 continue
             phrases.append(phrase)
     return phrases
+
+
+#: What joins two names of one figure: "revenue (generated) from iPhone sales", "sales of its cloud services".
+#: "(generated) from": what joins a figure to what it comes from.
+_COMES_FROM = r"(?:(?:generated|derived|earned|coming)\s+)?from"
+_SAME_FIGURE_JOIN_RE = re.compile(rf"^\s+(?:{_COMES_FROM}|of)\s+", re.I)
+
+
+def _named_again_with_part(
+    question: str, mentions: list, k: int, clauses: list[tuple[int, int, str]]
+) -> bool:
+    """The line item mentioned at `k` is named again at once with the part it comes from ("revenue from
+    Apple's iPhone sales"): the second mention, the part's figure, is the one asked for."""
+    _, end, item = mentions[k]
+    later = next((m for m in mentions[k + 1 :] if m.entry.key == item.key), None)
+    if later is None or later.start - end > 40 or not _SAME_FIGURE_JOIN_RE.match(question[end : later.start]):
+        return False
+    return bool(_parts_at(question, later.start, clauses))
+
+
+#: "revenue (generated) from online retail services": what a figure comes from, up to where the clause goes
+#: on ("across quarters", "in Q3", "and …").
+_SOURCE_AFTER_RE = re.compile(
+    rf"^\s+{_COMES_FROM}\s+(?:(?:the|its|their)\s+)?"
+    r"(?P<what>(?:(?!(?:across|over|in|during|for|by|at|and|compared|versus|vs|between|through|throughout|to|as"
+    r"|since|from|per|each|was|were|is|are|has|have|had|compar\w*|\w+ed)\b)[A-Za-z][\w&'’.-]*\s*){1,5})",
+    re.I,
+)
+#: Where a figure is printed, not what it comes from: "from the cash flow statement", "from the 10-Q".
+_PRINTED_IN_RE = re.compile(r"\b(?:statements?|reports?|filings?|10-?[KQ]|tables?|notes?|MD&A)\b", re.I)
+#: What a figure is said to come from that is the whole company's figure, not a part's.
+_WHOLE_SOURCES = frozenset(["operations", "continuing operations", "customers", "contracts with customers"])
+
+
+def _source_named_after(question: str, end: int) -> str | None:
+    """The part of the business a figure named just before `end` is said to come from ("revenue from online
+    retail services" -> "online retail services"); None when nothing, a period or the whole company is named."""
+    m = _SOURCE_AFTER_RE.match(question[end:])
+    if m is None:
+        return None
+    what = re.sub(r"^(?:[A-Z][\w&.-]*\s+)*[A-Z][\w&.-]*['’]s\s+", "", m.group("what").strip())
+    what = what.strip(" .,?")
+    moved = CHANGE_RE.search(what)  # "online retail services vary": the phrase ends where the verb starts
+    what = what[: moved.start()].strip() if moved else what
+    if (
+        not what
+        or what.lower() in _WHOLE_SOURCES
+        or _PRINTED_IN_RE.search(what)
+        # "from its e-commerce and AWS segments": parts named in a list, read part by part.
+        or _SEGMENTS_OF_RE.search(" ".join(question[end:].split()[:8]))
+        or fiscal_years(what)
+        or line_item_mentions(what)
+        or metric_mentions(what)
+        or not set(content_terms(what)) - _NOT_A_FIGURE
+    ):
+        return None
+    return what
 
 
 def _names_known(phrase: str) -> bool:
@@ -638,9 +697,14 @@ def figure_requests(
     by_part = BY_PART_RE.search(question) is not None
     # The parts asked for are how to state the figure, not its name ("revenue across its segments").
     requests = _figure_requests(BY_PART_RE.sub(lambda m: m.group("item") or " ", question), default_year)
+    if not by_part and _SEGMENTS_OF_RE.search(question) and all(_plain_item(r) for r in requests):
+        # "NVIDIA's gaming and professional GPU segments": parts named in the analyst's words, not the filing's,
+        # are found among the parts the filing reports: the line item is stated part by part.
+        by_part = True
     if by_part:
+        asked = parts_asked(question)
         requests = [
-            replace(r, by_part=True, years=[max(r.years)], aggregate=None)
+            replace(r, by_part=True, parts_asked=asked, years=[max(r.years)], aggregate=None)
             if _plain_item(r) and r.years
             else r
             for r in requests
@@ -654,15 +718,36 @@ def figure_requests(
     ]
 
 
+#: The words that name the parts a line item is broken into: segments, products, regions, offerings.
+_PART_NOUNS = (
+    r"segments?|product lines?|product categories|categories|divisions?|geographies|geographic areas|regions"
+    r"|(?:end )?markets|channels|(?:product |service )?offerings|products(?: and services)?|services"
+    r"|lines of business|business lines"
+)
+#: A phrase that ends naming parts of the company ("wholesale and direct segments") names no figure.
+_NAMES_PARTS_RE = re.compile(rf"\b(?:{_PART_NOUNS})$", re.I)
 #: "by segment", "across its various business segments", "among different product lines", "revenue
 #: distribution": the line item broken into the parts the filing reports.
 BY_PART_RE = re.compile(
     r"\b(?:by|across|among|between|for each of|of each of)\s+(?:(?:its|the|their|each|various|different|"
-    r"diverse|individual|reportable|operating|business|[a-z]+)\s+){0,3}?"
-    r"(?:segments?|product lines?|product categories|divisions?|geographies|geographic areas|regions)\b"
+    r"diverse|individual|reportable|operating|business|[a-z]+|[A-Z][\w.]*['’]s)\s+){0,3}?"
+    rf"(?P<parts>{_PART_NOUNS})\b"
     r"|\b(?P<item>revenue|sales)\s+(?:distribution|breakdown|mix)\b",
     re.I,
 )
+#: A company's segments named in an analyst's own words: "Amazon's e-commerce and AWS segments".
+_SEGMENTS_OF_RE = re.compile(
+    r"(?:\b(?:its|their)|['’]s)\s+(?:[\w&-]+\s+){1,5}?(?:segments|divisions|product lines|businesses)\b", re.I
+)
+
+
+def parts_asked(question: str) -> str:
+    """The words a question names the parts it asks for with ("service offerings", "regions"); "segments"
+    when it names segments in its own words; empty when it asks for no parts."""
+    named = [m.group("parts") for m in BY_PART_RE.finditer(question) if m.group("parts")]
+    if named:
+        return named[0].lower()
+    return "segments" if _SEGMENTS_OF_RE.search(question) else ""
 
 
 def _plain_item(request: FigureRequest) -> bool:
@@ -862,9 +947,29 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
     unknown = unknown_figure_phrases(question)
     # A line item named inside an unknown phrase is not asked for ("revenue" in "deferred revenue").
     inside = {m.entry.key for phrase in unknown for m in line_item_mentions(phrase)}
-    for start, end, item in line_item_mentions(question):
+    mentions = line_item_mentions(question)
+    for k, (start, end, item) in enumerate(mentions):
         if any(s <= start < e or s < end <= e for s, e in spans):
             continue  # part of a metric's name ("capex as a % of revenue")
+        if _named_again_with_part(question, mentions, k, clauses):
+            continue  # "revenue from iPhone sales" is the iPhone's revenue, asked once
+        source = _source_named_after(question, end)
+        if source is not None and not _parts_at(question, start, clauses):
+            # "revenue from online retail services": that part's figure, found among the facts by meaning.
+            name = f"{source} {item.name}"
+            if not any(r.name == name for r in requests):
+                requests.append(
+                    _request(
+                        question,
+                        _with_prior_year(question, _years(question, default_year)),
+                        unit,
+                        name=name,
+                        formula=_as_operand(name),
+                        kind="amount",
+                        position=start,
+                    )
+                )
+            continue
         if item.key in inside and not any(
             not _uncovered(p) and item in line_items_in(p) for p in _split_phrase(figure_words(question))
         ):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
+from itertools import takewhile
 
 import numpy as np
 
@@ -143,22 +144,35 @@ class FactIndex:
         return loaded
 
     def parts(
-        self, item: LineItem, filing_id: str, year: int, months: int | None = None
+        self, item: LineItem, filing_id: str, year: int, months: int | None = None, asked: str = ""
     ) -> list[tuple[str, Fact, FactValue]]:
         """The parts a filing breaks `item` into for `year` (its segments, products or regions), each as
         (the part's name, its row, its value), then the total they add up to: read from the filing's own
         tables, where rows just above a row labelled as the item add up to it ("Productivity and Business
         Processes", "Intelligent Cloud", "More Personal Computing" over "Total revenue"), or rows labelled
         as the item under each part's heading add up to the one under the whole's ("North America: Net
-        sales", …, "Consolidated: Net sales"). A segment table is preferred to a note, a note to MD&A, and
-        the statements come last; empty when no table adds up."""
+        sales", …, "Consolidated: Net sales"). Of several tables that add up, the one closest in meaning to
+        the parts `asked` for ("service offerings": the products and services table, not the segments); then a
+        segment table is preferred to a note, a note to MD&A, and the statements come last; empty when no
+        table adds up."""
         facts = self._load(filing_id).facts
-        best: tuple[tuple[int, int], list[tuple[str, Fact, FactValue]]] | None = None
+        wanted = np.asarray(self._embed_query(asked), dtype=np.float32) if asked else None
+        best: tuple[tuple[float, int, int], list[tuple[str, Fact, FactValue]]] | None = None
+        # The company's figure as its own rows print it: a "Consolidated" or "Total" row with that value is
+        # the whole of a table that breaks the item down ("Online stores", …, "Consolidated").
+        item_values = {
+            value.number
+            for fact in facts
+            if label_rank(item, fact.label) is not None
+            and (value := _value_of(fact, year, months)) is not None
+        }
         for index, total in enumerate(facts):
             whole = _value_of(total, year, months)
             names_item = label_rank(item, total.label) is not None or (
                 total.generic and bool(total.parent) and label_rank(item, total.parent) is not None
             )
+            if whole is not None and not names_item and _WHOLE_LABEL_RE.match(total.label):
+                names_item = whole.number in item_values
             if whole is None or not names_item:
                 continue
             table = [f for f in facts[:index] if f.page == total.page and f.table == total.table]
@@ -167,10 +181,40 @@ class FactIndex:
             )
             if not found:
                 continue
-            rank = (_PART_TABLES.get(total.kind, 1), len(found))
+            meaning = 0.0
+            if wanted is not None:
+                rows = [fact for _, fact, _ in found] + [total]
+                meaning = round(max(self._closeness(wanted, about) for about in self._about(rows)), 2)
+                meaning = meaning if meaning >= _PARTS_MEANING_MIN else 0.0  # a faint likeness says nothing
+            rank = (meaning, _PART_TABLES.get(total.kind, 1), len(found))
             if best is None or rank > best[0]:
                 best = (rank, [*found, (total.name, total, whole)])
         return best[1] if best else []
+
+    def _about(self, rows: list[Fact]) -> list[str]:
+        """What a table of `rows` is about, in the filing's words: its title with its rows' names, and the
+        text just before it on its page ("Net sales by groups of similar products and services …")."""
+        first = rows[0]
+        about = [f"{first.table}: {', '.join(fact.label for fact in rows)}"]
+        page = sorted(self.catalog.page_chunks(first.filing_id, first.page), key=lambda c: c.chunk_index)
+        own = {fact.chunk_id for fact in rows}
+        before = [c for c in takewhile(lambda c: c.chunk_id not in own, page) if c.kind != "table"]
+        lead_in = " ".join(c.text for c in before)
+        if len(lead_in) < _LEAD_IN_CHARS // 3 and first.page > 1:
+            # A table at the top of its page (under a running header) is introduced on the page before.
+            previous = self.catalog.page_chunks(first.filing_id, first.page - 1)
+            lead_in = " ".join(
+                c.text for c in sorted(previous, key=lambda c: c.chunk_index) if c.kind != "table"
+            )
+        lead_in = lead_in[-_LEAD_IN_CHARS:]
+        if lead_in.strip():
+            about.append(lead_in)
+        return about
+
+    def _closeness(self, wanted: np.ndarray, text: str) -> float:
+        """Cosine of `wanted` (an embedded phrase) and `text`'s embedding."""
+        vector = np.asarray(self._embed_query(text), dtype=np.float32)
+        return float(wanted @ vector / (np.linalg.norm(wanted) * np.linalg.norm(vector) or 1.0))
 
     def table_reports(self, fact: Fact, item: LineItem) -> bool:
         """Whether the table a fact sits in reports `item`: a row of the same table (same page, same title)
@@ -267,6 +311,12 @@ class FactIndex:
         return prior
 
 
+#: How close a table's description must be to the parts asked for to choose it by meaning (MiniLM cosine).
+_PARTS_MEANING_MIN = 0.35
+#: How much of the text before a table says what the table is about.
+_LEAD_IN_CHARS = 300
+#: A row that is a table's whole, whatever the table is of: "Total", "Consolidated", "Total consolidated".
+_WHOLE_LABEL_RE = re.compile(r"^\s*(?:total\s*)?(?:consolidated|combined|total)\b", re.I)
 #: Which tables break a line item into parts best: a segment table, then a note, MD&A, another table, and
 #: last a statement (its parts are lines such as products and services, not segments).
 _PART_TABLES = {"segment": 5, "note": 4, "mdna": 3, "other": 2}
@@ -367,9 +417,9 @@ def parts_lookup(index: FactIndex, filing_ids: list[str]) -> PartsLookup:
     """A calculator lookup of a line item's parts (see FactIndex.parts) in the first of `filing_ids` that
     breaks it down: each part, then the total, as Found with the row cited."""
 
-    def lookup(item: LineItem, year: int, months: int | None = None) -> list[Found]:
+    def lookup(item: LineItem, year: int, months: int | None = None, asked: str = "") -> list[Found]:
         for filing_id in filing_ids:
-            found = index.parts(item, filing_id, year, months)
+            found = index.parts(item, filing_id, year, months, asked)
             if not found:
                 continue
             chunks = {c.chunk_id: c for c in index.catalog.get_chunks([f.chunk_id for _, f, _ in found])}

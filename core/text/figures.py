@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.text.periods import YEAR
+from core.text.periods import MONTHS, YEAR
 
 _SCALE_WORDS = {
     "thousand": 1e3,
@@ -52,6 +52,10 @@ def parse_figure(text: str) -> Figure | None:
     return figures[0] if figures else None
 
 
+#: A month name just before a number: the number is the day of a date.
+_MONTH_BEFORE_RE = re.compile(rf"\b{MONTHS}\s*$", re.I)
+
+
 def find_figures(text: str, *, include_years: bool = False) -> list[Figure]:
     """All figures in `text`, in order; bare four-digit years are skipped unless asked for."""
     out: list[Figure] = []
@@ -60,6 +64,8 @@ def find_figures(text: str, *, include_years: bool = False) -> list[Figure]:
         has_marker = bool(m.group("cur") or m.group("pct") or m.group("scale") or "," in num)
         if not include_years and not has_marker and re.fullmatch(YEAR, num):
             continue
+        if not has_marker and _MONTH_BEFORE_RE.search(text[max(0, m.start("num") - 12) : m.start("num")]):
+            continue  # the day of a date ("December 31, 2022"), not a figure
         # A lone "(" with no matching ")" is ordinary prose, not a negative amount.
         negative = bool(m.group("minus")) or bool(m.group("neg") and m.group("close"))
         value = float(num.replace(",", ""))

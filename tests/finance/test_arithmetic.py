@@ -80,6 +80,9 @@ def test_figures_from_filing_text() -> None:
     # A typographic minus attached to a figure is a sign; between two figures it is the working's operator.
     assert [f.value for f in find_figures("−$962 million, −3.5%")] == [-962e6, -3.5]
     assert [f.value for f in find_figures("7,453 − 5,175")] == [7453, 5175]
+    # The day of a date is not a figure (two dates of one year are not two values of a "December" metric).
+    dates = "As of December 31, 2022 and Sept. 24, 2022, deferred revenue was $12.6 billion over 12 months"
+    assert [f.raw for f in find_figures(dates)] == ["$12.6 billion", "12"]
     assert fiscal_years("fiscal year 2023 compared with fiscal 2022") == [2023, 2022]
 
 

@@ -444,3 +444,53 @@ def test_a_company_named_before_a_known_line_item_is_not_part_of_its_name():
         r.name
         for r in figure_requests("Restricted cash & cash equivalents on Lyft's balance sheet at 12/31/2021?")
     ] == ["Restricted cash & cash equivalents"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # A move over periods in other words than "change": the figure is asked for, with its change.
+        ("How did Acme's inventory levels shift over the year in 2023?", [("inventories", "change")]),
+        ("Have Acme's operating expenses fluctuated in 2023?", [("operating expenses", "change")]),
+        # "revenue (generated) from iDrive sales" names one figure, the product's revenue, once.
+        (
+            "How has the revenue generated from Acme's iDrive sales varied in 2023?",
+            [("iDrive revenue", "change")],
+        ),
+        # Operational for operating: the same line item.
+        ("What were Acme's operational expenditures in 2023?", [("operating expenses", None)]),
+        # What a figure comes from, in the analyst's words, is the part asked for (found by meaning) ...
+        (
+            "How did Acme's revenue from online retail services vary in 2023?",
+            [("online retail services revenue", "change")],
+        ),
+        # ... but not where it is printed, nor the whole company's operations.
+        ("What was Acme's interest expense from the income statement in 2023?", [("interest expense", None)]),
+    ],
+)
+def test_a_figure_is_read_in_the_words_analysts_use_for_it(question, expected):
+    assert [(r.name, r.aggregate) for r in figure_requests(question, 2023)] == expected
+
+
+def test_a_ratio_the_planner_names_reads_back_as_the_same_ratio():
+    (asked,) = figure_requests("How did Acme's operational spending relate to its revenue in 2023?", 2023)
+    assert asked.formula == "operating expenses / revenue"
+    # The calculator step the planner writes for it names the ratio: it must read back as one ratio.
+    (again,) = figure_requests(f"What is the {asked.name} for FY2023?", 2023)
+    assert again.formula == asked.formula
+
+
+def test_segments_named_in_an_analysts_words_ask_for_the_line_item_part_by_part():
+    (request,) = figure_requests("What was revenue from Acme's wholesale and direct segments in 2023?", 2023)
+    assert request.by_part and request.parts_asked == "segments"
+    (request,) = figure_requests(
+        "Give the net sales breakdown across Acme's product offerings in 2023.", 2023
+    )
+    assert request.by_part and request.parts_asked == "product offerings"
+    assert not figure_requests("What was Acme's revenue in 2023?", 2023)[0].by_part
+
+
+def test_a_figure_read_as_printed_says_which_row_it_was_read_from(lookup):
+    figure = compute(figure_requests("What was total revenue in 2019?", 2019)[0], lookup)
+    assert figure.working == "as printed in the row “Total net revenues”"
+    assert "6,000" in figure.headline

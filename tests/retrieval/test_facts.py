@@ -231,3 +231,54 @@ def test_a_line_item_asked_by_segment_is_stated_part_by_part(tmp_path):
         facts=fact_lookup(index, [filing]), parts=parts_lookup(index, [filing]),
     )  # fmt: skip
     assert "by part" not in plain.note
+
+
+PRODUCTS_AND_SEGMENTS = """Net sales by groups of similar products and services is as follows (in millions):
+|  | 2023 | 2022 |
+|---|---|---|
+| Online stores | $ 2,000 | $ 1,800 |
+| Physical stores | 400 | 380 |
+| Subscription services | 900 | 800 |
+| Advertising services | 1,000 | 720 |
+| Consolidated | $ 4,300 | $ 3,700 |
+
+Information on reportable segments is as follows (in millions):
+|  | 2023 | 2022 |
+|---|---|---|
+| North America | $ 2,600 | $ 2,300 |
+| International | 1,700 | 1,400 |
+| Total net sales | $ 4,300 | $ 3,700 |"""
+
+
+def test_the_parts_asked_for_choose_the_table_by_what_the_filing_says_it_is(tmp_path):
+    from core.finance.vocabulary import LINE_ITEM_BY_KEY
+    from core.index.embeddings import get_embedder
+    from core.models import Filing
+
+    filing = "e" * 64
+    # Two pages: each table introduced by the sentence before it.
+    first, second = PRODUCTS_AND_SEGMENTS.split("\n\n")
+    start = len(first) + 2
+    chunks = [
+        Chunk(
+            chunk_id=f"e-{k}", filing_id=filing, section="Part I Item 1", page=12 + k, chunk_index=k,
+            char_start=at, char_end=at + len(text), kind="table", text=text,
+        )
+        for k, (at, text) in enumerate([(0, first), (start, second)])
+    ]  # fmt: skip
+    catalog = Catalog(Settings(data_dir=tmp_path).catalog_path)
+    record = Filing(filing_id=filing, filename="q.pdf", company="Acme", source_type="pdf", pages=1, chunks=2)
+    with catalog.transaction() as conn:
+        catalog.insert_filing(conn, record, chunks, read_facts(filing, chunks))
+    index = FactIndex(catalog, get_embedder().embed_query)
+    revenue = LINE_ITEM_BY_KEY["revenue"]
+
+    def parts(asked: str) -> list[str]:
+        return [name for name, _, _ in index.parts(revenue, filing, 2023, None, asked)][:-1]
+
+    # Asked for no parts in particular, a segment table is preferred.
+    assert parts("") == parts("segments") == ["North America", "International"]
+    # Asked for its offerings, the table the filing introduces as its products and services: a "Consolidated"
+    # row worth the company's net sales is that table's whole.
+    offerings = ["Online stores", "Physical stores", "Subscription services", "Advertising services"]
+    assert parts("products and services") == parts("service offerings") == offerings

@@ -218,7 +218,7 @@ LINE_ITEMS: list[LineItem] = [
     _li(
         "operating_expenses",
         "operating expenses",
-        [r"(total )?operating expenses", r"opex"],
+        [r"(total )?operat(ing|ional) (expenses|expenditures?|spending|outlays)", r"opex"],
         [r"(total )?operating expenses", r"total costs and (operating )?expenses"],
         "income",
         "total operating expenses",
@@ -502,7 +502,11 @@ _SQUASHED_RES = {
     li.key: [re.compile(p.replace(" ?", "").replace(" ", ""), re.I) for p in li.labels] for li in LINE_ITEMS
 }
 # A name is always one of its own aliases, so that a step naming it ("Calculate the ...") reads back.
-_ALIAS_RES = [(li, pattern_of([*li.aliases, re.escape(li.name)], closed=True)) for li in LINE_ITEMS]
+# A plural is the same line item ("interest expenses", "capital expenditures").
+_ALIAS_RES = [
+    (li, pattern_of([f"(?:{a})s?" for a in [*li.aliases, re.escape(li.name)]], closed=True))
+    for li in LINE_ITEMS
+]
 
 
 def label_rank(item: LineItem, label: str) -> int | None:
@@ -583,7 +587,12 @@ def qualifier_before(text: str, start: int) -> str | None:
         return None
     words = m.group(1).split()
     opens_sentence = not text[: m.start(1)].strip() or text[: m.start(1)].rstrip()[-1:] in ".?!:;"
-    if words and opens_sentence and not re.search(r"[A-Z].*[A-Z]|\d", words[0][1:] + " "):
+    if (
+        words
+        and opens_sentence
+        and words[0][:1].isupper()
+        and not re.search(r"[A-Z].*[A-Z]|\d", words[0][1:] + " ")
+    ):
         words = words[1:]  # "Calculate the ...", "Revenue ...": a capital that only opens the sentence
     while words and (words[0].lower() in _NOT_QUALIFIERS or words[0] in ("of", "and", "&")):
         words = words[1:]

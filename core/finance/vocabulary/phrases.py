@@ -21,6 +21,8 @@ NEUTRAL_WORDS = frozenset(
 )
 
 
+#: A product's or brand's name written in camel case ("iPhone", "eBay"): a name wherever it stands.
+_CAMEL_NAME_RE = re.compile(r"[a-z]+[A-Z]")
 _WHERE_RE = re.compile(rf"\b(?:from|in|on|per)?\s*(?:the\s+)?(?:{STATEMENT_NAME_RE.pattern})", re.I)
 
 
@@ -40,6 +42,7 @@ def words_beyond(phrase: str) -> list[str]:
         named = word.group()[:1].isupper() and (
             k > 0 or following[:1].isupper() or word.group().isupper() or re.search(r"['’]s$", word.group())
         )
+        named = named or bool(_CAMEL_NAME_RE.match(word.group()))
         if with_filing_words(word.group()) != word.group():
             named = False  # an analyst's shorthand names a figure ("SBC"), not a part of the company
         if (
