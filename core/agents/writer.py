@@ -16,7 +16,7 @@ from core.agents.contracts import (
 from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.arithmetic import CalculationError, figure_value, growth_rate
-from core.finance.compute import yes_or_no
+from core.finance.compute import verb_for, yes_or_no
 from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no, clause_texts
 from core.finance.requests import figure_requests
 from core.models import EVIDENCE_ID_RE, Evidence
@@ -180,7 +180,12 @@ def _over_periods(figures: list[tuple[DraftClaim, str]]) -> list[tuple[DraftClai
         listed = ", ".join(values[:-1]) + f" and {values[-1]}"
         ids = [e for c, _ in group for e in c.evidence_ids]
         label = group[0][1].group("label").strip()
-        out.append((DraftClaim(text=claim.text, evidence_ids=ids), f"{label} was {listed}{_change(group)}."))
+        out.append(
+            (
+                DraftClaim(text=claim.text, evidence_ids=ids),
+                f"{label} {verb_for(label)} {listed}{_change(group)}.",
+            )
+        )
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from decimal import ROUND_HALF_UP, Decimal
 from itertools import pairwise
 
 from core.finance.formula import (
@@ -114,7 +115,10 @@ def _amount(value: float, scale: float | None, unit_asked: str | None) -> str:
         number = f"{size:,.2f}".rstrip("0").rstrip(".") if size < 1e6 else f"{size:,.0f}"
     text = f"{sign}${number} {word}" if word else f"{sign}{number}"
     if scale and unit_asked and _UNIT_SCALE.get(unit_asked) and _UNIT_SCALE[unit_asked] != scale:
-        converted = size * scale / _UNIT_SCALE[unit_asked]
+        # Rounded half up, as the reader rounds: $4,625 million is $4.63 billion.
+        converted = Decimal(repr(size * scale / _UNIT_SCALE[unit_asked])).quantize(
+            Decimal("0.01"), ROUND_HALF_UP
+        )
         text += f" ({sign}${converted:,.2f} {unit_asked[:-1]})"
     return text
 
@@ -176,6 +180,15 @@ def _amount_difference(difference: float, scale: float | None) -> str:
     return f"{sign}{_amount(abs(difference), scale, None)}, "
 
 
+def verb_for(label: str) -> str:
+    """ "were" after a figure named in the plural ("Inventories", "Operating expenses"), else "was" (its head
+    noun decides: "Cash from operations" was)."""
+    head = re.split(r"\s+(?:from|of|in|for|as|per|by|used|provided|under)\s+", label, maxsplit=1)[0]
+    last = head.split()[-1] if head.split() else ""
+    plural = last.islower() and last.endswith("s") and not last.endswith(("ss", "us", "is"))
+    return "were" if plural else "was"
+
+
 def _printed_label(label: str) -> str:
     """A row label as a reader finds it in the table: footnote marks and trademark signs aside."""
     return " ".join(re.sub(r"\(\d\)|[®™*]", " ", label).split())
@@ -210,6 +223,11 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
         # and, for a change, how the change was worked out.
         rows = dict.fromkeys(f"“{_printed_label(f.label)}”" for e in done.values() for f in e.inputs)
         workings = f"as printed in the row {', '.join(rows)}" if rows else ""
+        converted = {y: shown[y] for y in done if "(" in shown[y]}  # "$4,625 million ($4.63 billion)"
+        if converted:  # a unit conversion is arithmetic: it is shown
+            workings = (
+                "; ".join(f"{done[y].working} = {text}" for y, text in converted.items()) + f", {workings}"
+            )
         if request.aggregate == "change" and len(done) >= 2:
             first, last = done[min(done)], done[max(done)]
             assert first.value is not None and last.value is not None
@@ -257,7 +275,7 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
             moved = "up" if last > first else "down" if last < first else "unchanged"
             size = f" {change.lstrip('+−')}" if value is not None and moved != "unchanged" else ""
             sentence = (
-                f"{label} was {shown[years[-1]]} in {last_name}, {moved}{size} from {shown[years[0]]} in "
+                f"{label} {verb_for(label)} {shown[years[-1]]} in {last_name}, {moved}{size} from {shown[years[0]]} in "
                 f"{first_name}."
             )
         else:
@@ -267,7 +285,8 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
             size = "" if direction == "unchanged" else f" {_move(request, abs(points))}"
             headline = f"{label}: {series}; {direction}{size}"
             sentence = (
-                f"{label} was {shown[years[-1]]} in {last_name}, {direction}{size} from {shown[years[0]]} in "
+                f"{label} {verb_for(label)} {shown[years[-1]]} in {last_name}, {direction}{size} from "
+                f"{shown[years[0]]} in "
                 f"{first_name}."
             )
         if len(years) > 2 and request.aggregate == "change":
@@ -291,7 +310,7 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
             else f"{label} ({request.period_name(year)}): {shown[year]}"
         )
         stated = " and ".join(f"{shown[y]} in {request.period_name(y)}" for y in sorted(done))
-        sentence = f"{label} was {stated}."
+        sentence = f"{label} {verb_for(label)} {stated}."
         return _with_caveats(
             ComputedFigure(request, per_year, value, headline, workings, inputs, missing, sentence)
         )
@@ -319,7 +338,9 @@ def breakdown(request: FigureRequest, parts: PartsLookup) -> ComputedFigure | No
     )
     headline = f"{label} by part ({period}): {share}; total {whole}"
     working = " + ".join(f"{p.value:,.0f}" for p in pieces) + f" = {total.value:,.0f}"
-    sentence = f"{label} in {period} was {whole}: " + ", ".join(shown[:-1]) + f" and {shown[-1]}."
+    sentence = (
+        f"{label} in {period} {verb_for(label)} {whole}: " + ", ".join(shown[:-1]) + f" and {shown[-1]}."
+    )
     per_year = {year: Evaluation(value=total.value, working=working, inputs=found)}
     return _with_caveats(
         ComputedFigure(request, per_year, total.value, headline, working, found, [], sentence)

@@ -494,3 +494,13 @@ def test_a_figure_read_as_printed_says_which_row_it_was_read_from(lookup):
     figure = compute(figure_requests("What was total revenue in 2019?", 2019)[0], lookup)
     assert figure.working == "as printed in the row “Total net revenues”"
     assert "6,000" in figure.headline
+
+
+def test_a_figure_named_in_the_plural_takes_a_plural_verb():
+    from core.finance.compute import verb_for
+
+    assert verb_for("Apple inventories") == verb_for("Operating expenses") == "were"
+    assert (
+        verb_for("Revenue") == verb_for("Diluted EPS") == verb_for("Cash from operations as a share") == "was"
+    )
+    assert verb_for("Gross margin") == verb_for("Total debt") == verb_for("Cash from operations") == "was"
