@@ -219,7 +219,8 @@ def _change(group: list[tuple[DraftClaim, re.Match[str]]]) -> str:
     """'; from Q3 FY2022 to Q3 FY2023 it fell 1.4%' (a rate: '… it fell 0.1 percentage points'): the move
     from the first period stated to the last."""
     first, last = group[0][1], group[-1][1]
-    span = f"; from {first.group('period')} to {last.group('period')} it"
+    pronoun = "they" if verb_for(first.group("label").strip()) == "were" else "it"
+    span = f"; from {first.group('period')} to {last.group('period')} {pronoun}"
     try:
         before, after = figure_value(first.group("value")), figure_value(last.group("value"))
         if "%" in first.group("value"):  # a rate moves in percentage points

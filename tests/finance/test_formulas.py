@@ -457,6 +457,11 @@ def test_a_company_named_before_a_known_line_item_is_not_part_of_its_name():
             "How has the revenue generated from Acme's iDrive sales varied in 2023?",
             [("iDrive revenue", "change")],
         ),
+        # Two figures compared are stated side by side, not as a ratio.
+        (
+            "How did Acme's operating expenses compare to its revenue in 2023?",
+            [("operating expenses", None), ("revenue", None)],
+        ),
         # Operational for operating: the same line item.
         ("What were Acme's operational expenditures in 2023?", [("operating expenses", None)]),
         # What a figure comes from, in the analyst's words, is the part asked for (found by meaning) ...
