@@ -614,9 +614,9 @@ def unknown_figure_phrases(question: str) -> list[str]:
     return phrases
 
 
-#: What joins two names of one figure: "revenue (generated) from iPhone sales", "sales of its cloud services".
 #: "(generated) from": what joins a figure to what it comes from.
 _COMES_FROM = r"(?:(?:generated|derived|earned|coming)\s+)?from"
+#: What joins two names of one figure: "revenue (generated) from iPhone sales", "sales of its cloud services".
 _SAME_FIGURE_JOIN_RE = re.compile(rf"^\s+(?:{_COMES_FROM}|of)\s+", re.I)
 
 
