@@ -183,6 +183,8 @@ def _amount_difference(difference: float, scale: float | None) -> str:
 def verb_for(label: str) -> str:
     """ "were" after a figure named in the plural ("Inventories", "Operating expenses"), else "was" (its head
     noun decides: "Cash from operations" was)."""
+    if re.search(r"\bas an? \w+ of\b", label):
+        return "was"  # "Operating expenses as a share of revenue": one share
     head = re.split(r"\s+(?:from|of|in|for|as|per|by|used|provided|under)\s+", label, maxsplit=1)[0]
     last = head.split()[-1] if head.split() else ""
     plural = last.islower() and last.endswith("s") and not last.endswith(("ss", "us", "is"))

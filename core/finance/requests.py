@@ -893,13 +893,13 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
         top, bottom = line_item_mentions(m.group("a")), line_item_mentions(m.group("b"))
         if not top or not bottom or any(m.start() < e and s < m.end() for s, e in spans):
             continue
-        if m.group("how").lower() == "to" and re.search(r"\bcompar\w*\s*$", m.group("a"), re.I):
-            continue  # "how did X compare to Y": the two figures side by side, not their ratio
         a, b = top[-1][2], bottom[0][2]
         percent = bool(re.search(r"share|percent|%", m.group("how"), re.I))
         years = _with_prior_year(question, _years(question, default_year))
-        # The ratio's own words: its numerator's mention and what follows it.
-        spans.append((m.start("a") + top[-1][0], m.end()))
+        if not (m.group("how").lower() == "to" and re.search(r"\bcompar\w*\s*$", m.group("a"), re.I)):
+            # The ratio's own words: its numerator's mention and what follows it. Two figures compared ("how
+            # did X compare to Y") are also stated each on its own, beside their ratio.
+            spans.append((m.start("a") + top[-1][0], m.end()))
         requests.append(
             _request(
                 question,

@@ -457,10 +457,14 @@ def test_a_company_named_before_a_known_line_item_is_not_part_of_its_name():
             "How has the revenue generated from Acme's iDrive sales varied in 2023?",
             [("iDrive revenue", "change")],
         ),
-        # Two figures compared are stated side by side, not as a ratio.
+        # Two figures compared are stated beside their ratio.
         (
             "How did Acme's operating expenses compare to its revenue in 2023?",
-            [("operating expenses", None), ("revenue", None)],
+            [
+                ("operating expenses as a ratio of revenue", None),
+                ("operating expenses", None),
+                ("revenue", None),
+            ],
         ),
         # Operational for operating: the same line item.
         ("What were Acme's operational expenditures in 2023?", [("operating expenses", None)]),
@@ -509,3 +513,4 @@ def test_a_figure_named_in_the_plural_takes_a_plural_verb():
         verb_for("Revenue") == verb_for("Diluted EPS") == verb_for("Cash from operations as a share") == "was"
     )
     assert verb_for("Gross margin") == verb_for("Total debt") == verb_for("Cash from operations") == "was"
+    assert verb_for("Operating expenses as a ratio of revenue") == "was"
