@@ -14,7 +14,7 @@ from core.finance.rows import read_rows, rendered_rows
 from core.models import KnowledgeCard
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
 from core.text.figures import find_figures
-from core.text.periods import YEAR
+from core.text.periods import YEAR, fiscal_years_stated
 from core.text.sentences import is_boilerplate, jaccard, split_sentences
 from core.text.tokens import content_terms
 
@@ -167,6 +167,11 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
         + (0.06 if names and _proper_names(s.text) >= 2 else 0.0)
         for s in sentences
     ]
+    # Fiscal years against fiscal years: a bare year or a date may be a calendar year ("the December 2022
+    # quarter" is fiscal 2023 at a company whose year ends in June).
+    asked_years = fiscal_years_stated(inputs.sub_question)
+    if asked_years:
+        prior = [p + _period_prior(s, asked_years) for p, s in zip(prior, sentences, strict=True)]
     semantic = _semantic(inputs, sentences, [lex + p for lex, p in zip(lexical, prior, strict=True)], deps)
     for i, s in enumerate(sentences):
         sem = semantic.get(i)
@@ -185,6 +190,22 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
                 s.caption_terms and (s.caption_terms & query_terms) - _COMMON_TERMS
             )
         s.score = score if relevant else -1.0
+
+
+#: A sentence dated the fiscal year asked is more likely the answer; one dated only other fiscal years
+#: ("During the second quarter of fiscal year 2023, …" for a question on fiscal 2024) is about them.
+_PERIOD_MATCH, _PERIOD_OTHER = 0.06, -0.1
+
+
+def _period_prior(sentence: _Sentence, asked_years: set[int]) -> float:
+    """How much the fiscal years a prose sentence names speak for it, given the fiscal years asked. Table
+    rows are dated by their columns, not their words."""
+    if sentence.label_terms is not None:
+        return 0.0
+    stated = fiscal_years_stated(sentence.text)
+    if not stated:
+        return 0.0
+    return _PERIOD_MATCH if stated & asked_years else _PERIOD_OTHER
 
 
 # Sentence embeddings cost ~0.05-0.1 s each on two busy cores: only the lexical front-runners get one

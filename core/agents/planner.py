@@ -101,9 +101,15 @@ _EACH_RE = re.compile(r"\b(each of them|each|both|either|they|them)\b", re.I)
 
 
 def _without_company(text: str, company: str) -> str:
-    """`text` with the company's name (in its usual forms, possessive included) replaced by 'the company'."""
+    """`text` with the company's name (in its usual forms) replaced by 'the company', a possessive kept: what
+    follows "Apple's" may be a part of it ("Apple's Services")."""
     for form in company_forms(company):
-        text = re.sub(rf"(?<![\w&]){re.escape(form)}(?:['’]s?)?(?![\w&])", "the company", text, flags=re.I)
+        text = re.sub(
+            rf"(?<![\w&]){re.escape(form)}(?:(['’]s)|['’])?(?![\w&])",
+            lambda m: "the company's" if m.group(1) else "the company",
+            text,
+            flags=re.I,
+        )
     return text
 
 

@@ -18,7 +18,7 @@ from core.agents.structured import LLMOutputError, structured_call
 from core.finance.arithmetic import CalculationError, figure_value, growth_rate
 from core.finance.compute import verb_for, yes_or_no
 from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no, clause_texts
-from core.finance.requests import figure_requests
+from core.finance.requests import figure_requests, weighs_two_figures
 from core.models import EVIDENCE_ID_RE, Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.text.figures import find_figures, unsupported_figures
@@ -236,8 +236,13 @@ def _change(group: list[tuple[DraftClaim, re.Match[str]]]) -> str:
 
 
 def _asks_beyond_figures(question: str) -> bool:
-    """A clause of the question asks for something no figure answers (risks, strategy, who, which)."""
-    return any(not figure_requests(clause) for clause in clause_texts(question) if clause.strip())
+    """A clause of the question asks for something no figure answers (risks, strategy, who, which); not one
+    that weighs the question's figures against each other ("Did it earn more than it paid?")."""
+    return any(
+        not figure_requests(clause) and not weighs_two_figures(clause)
+        for clause in clause_texts(question)
+        if clause.strip()
+    )
 
 
 def _reason(inputs: WriterInput, figures: list[DraftClaim]) -> DraftClaim | None:
@@ -389,8 +394,9 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
     verdict = None
     if ranking is not None:
         figures = [ranking, *figures]
-    elif len(figures) == 1 and figures[0].evidence_ids:
-        # "Did it grow its PP&E?": the figure's sign says yes or no; the answer says it first.
+    elif figures and figures[0].evidence_ids and (len(figures) == 1 or weighs_two_figures(inputs.question)):
+        # "Did it grow its PP&E?": the figure's sign says yes or no; the answer says it first. "Did it earn more
+        # than it paid?": the sign of the difference, stated first, does.
         verdict = yes_or_no(inputs.question, figures[0].text.split(" — ", 1)[0])
         if verdict:
             figures = [figures[0].model_copy(update={"text": f"{verdict}. {figures[0].text}"})]

@@ -30,7 +30,7 @@ _UNIT_SCALE = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 #: How a headline states a change end to end ("; change +$1,137 million, +8.3%", "; down 0.9 percentage
 #: points") and a single year's value ("Working capital (FY2022): −$1,561 million").
 _CHANGE_STATED_RE = re.compile(r"; (?:change (?P<sign>[+−])|(?P<word>up|down)\b)")
-_VALUE_STATED_RE = re.compile(r"^[^:;]+\(FY\d{4}\): (?P<minus>−)?[$\d]")
+_VALUE_STATED_RE = re.compile(r"^[^:;]+\((?:Q[1-4] |H1 |9M )?FY\d{4}\): (?P<minus>−)?[$\d]")
 
 
 def yes_or_no(question: str, headline: str) -> str | None:
@@ -210,11 +210,22 @@ def compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
     return first
 
 
+def _named_for_columns_read(request: FigureRequest, inputs: list[Found]) -> FigureRequest:
+    """A quarter's figure that a quarterly report prints only for the year to date (its cash flows, six
+    months to Q2) is named for the period it covers, not for the quarter asked."""
+    lengths = {f.months for f in inputs}
+    if request.calendar is None or request.months is not None or len(lengths) != 1:
+        return request
+    months = lengths.pop()
+    return replace(request, months=months) if months is not None and months > 3 else request
+
+
 def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
     """Evaluate `request` for each of its years, then its change or average when it asks for one."""
     tree = parse_formula(request.formula)
     per_year = {year: evaluate(tree, year, lookup) for year in request.years}
     inputs = [f for e in per_year.values() for f in e.inputs]
+    request = _named_for_columns_read(request, inputs)
     missing = list(dict.fromkeys(m for e in per_year.values() for m in e.missing))
     done = {y: e for y, e in per_year.items() if e.value is not None}
     label = request.name[:1].upper() + request.name[1:]

@@ -50,6 +50,25 @@ class Operand:
     def name(self) -> str:
         return self.item.name if self.item else self.phrase
 
+    def as_part(self) -> Operand | None:
+        """This operand read as a part of the company's line item when its phrase opens with a name the
+        vocabulary does not account for ("Graphics operating income": the Graphics segment's operating
+        income), or None. Whether the capital names a part or only opens the phrase ("Deferred revenue") is
+        for the filing to say: a lookup tries this reading first and keeps it only where a table of the line
+        item has a row so named."""
+        if self.item is not None or self.qualifier:
+            return None
+        m = _OPENING_NAME_RE.match(self.phrase)
+        if m is None:
+            return None
+        item = line_item_named(self.phrase[m.end() :])
+        if item is None:
+            return None
+        return Operand(self.phrase, item, self.years, self.mode, m.group(1).strip())
+
+
+#: Capitalised words (with "&" between them) that open a phrase: "Graphics ", "Compute & Networking ".
+_OPENING_NAME_RE = re.compile(r"((?:[A-Z][\w.+-]*|&)(?:\s+(?:[A-Z][\w.+-]*|&))*)\s+(?=[a-z])")
 
 Node = tuple  # ("num", float) | ("op", Operand) | ("bin", op, left, right)
 
@@ -208,6 +227,7 @@ class Found:
     percent: bool = False  # the row states a percentage (a margin or a rate read as printed)
     count: bool = False  # a count (employees, riders): it has no currency unit, so it sets no scale
     caveat: str | None = None  # where the filing's printed and tagged (XBRL) values disagree, in a sentence
+    months: int | None = None  # how long the column read is, where its header says (6: a half year to date)
 
 
 Lookup = Callable[[Operand, int], Found | None]

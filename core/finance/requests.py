@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from core.finance.formula import defined_formula, operands, parse_formula
+from core.finance.formula import FormulaError, defined_formula, operands, parse_formula
 from core.finance.question import (
     AMOUNT_RE,
     AVERAGE_OVER_RE,
@@ -161,10 +161,33 @@ def _less_item(question: str, end: int) -> LineItem | None:
     return mentions[0][2] if mentions and mentions[0][0] == 0 else None
 
 
+#: "Did it earn more than it paid?", "Does its cash exceed its debt?": one figure measured against another.
+_MORE_THAN_RE = re.compile(
+    r"\b(?:more|less|higher|lower|greater|larger|smaller|bigger)\s+than\b|\b(?:exceed|outweigh|cover)(?:s|ed)?\b",
+    re.I,
+)
+
+
+def weighs_two_figures(question: str) -> int:
+    """+1 when a yes-or-no clause asks whether one figure is more than another ("Did it earn more than it
+    paid?"), -1 when whether it is less ("Is its debt lower than its cash?"), 0 when it weighs none: the sign of
+    their difference (first minus second) answers it."""
+    for clause in clause_texts(question):
+        m = _MORE_THAN_RE.search(clause) if asks_yes_no(clause) else None
+        if m:
+            return -1 if re.match(r"less|lower|smaller", m.group(), re.I) else 1
+    return 0
+
+
 def sign_asked(question: str) -> tuple[str, int] | None:
     """What sign settles a yes-or-no question, if one does: ("change", +1) for "Did it grow its PP&E?",
     ("change", -1) for "Did debt decrease?", ("value", +1) for "Does it have positive working capital?",
     ("amount", +1) for "Has it paid dividends?". None for judgements ("a high growth company?")."""
+    if weighs := weighs_two_figures(question):
+        return (
+            "value",
+            weighs,
+        )  # its own clause asks it: "For fiscal 2023, give …. Did it earn more than it paid?"
     if not asks_yes_no(question) or JUDGEMENT_RE.search(question):
         return None
     if sign := sign_words(question):
@@ -202,7 +225,8 @@ def _split_phrase(words: str) -> list[str]:
     for m in _PHRASE_SPLIT_RE.finditer(words):
         if any(s < m.start() < e for s, e in protected):
             continue
-        left = words[last : m.start()].split()
+        # Whose the figure is ("Apple's") is not one of its words.
+        left = [w for w in words[last : m.start()].split() if not re.search(r"['’]s$", w)]
         if len(left) == 1 and left[0].islower() and not line_item_mentions(left[0]):
             continue  # "interest and dividend income": one word shares the noun that follows
         parts.append(words[last : m.start()])
@@ -741,6 +765,21 @@ _SEGMENTS_OF_RE = re.compile(
 )
 
 
+def _in_question_order(requests: list[FigureRequest]) -> list[FigureRequest]:
+    """Plain figures in the order the question names them, so the answer states them as they were asked; a
+    computed figure (a ratio, a metric) keeps its place: it is what the figures beside it are asked for."""
+    slots = [
+        k
+        for k, r in enumerate(requests)
+        if r.kind == "amount" and r.position >= 0 and not re.search(r"[/*+]|\s-\s", r.formula)
+    ]
+    ordered = sorted((requests[k] for k in slots), key=lambda r: r.position)
+    out = list(requests)
+    for k, request in zip(slots, ordered, strict=True):
+        out[k] = request
+    return out
+
+
 def parts_asked(question: str) -> str:
     """The words a question names the parts it asks for with ("service offerings", "regions"); "segments"
     when it names segments in its own words; empty when it asks for no parts."""
@@ -787,7 +826,8 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
             FigureRequest(
                 name=name,
                 formula=formula,
-                kind=_kind_for(name, question, "ratio"),
+                # A sum or difference of amounts is an amount; a quotient or product, a ratio.
+                kind=_kind_for(name, question, "ratio" if re.search(r"[/*]", formula) else "amount"),
                 years=years,
                 aggregate=_aggregate(question, years),
                 defined_in_question=True,
@@ -1021,6 +1061,33 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
         requests.insert(later, share)
     # The same figure named twice ("R&D intensity (R&D expense as a share of revenue)") is computed once.
     unique: dict[tuple[str, str], FigureRequest] = {}
-    for request in requests:
+    for request in _in_question_order(requests):
         unique.setdefault((request.formula.lower(), request.aggregate or ""), request)
-    return list(unique.values())
+    return _with_difference_asked(question, list(unique.values()))
+
+
+def _with_difference_asked(question: str, requests: list[FigureRequest]) -> list[FigureRequest]:
+    """`requests`, and when a yes-or-no clause weighs the question's two amounts against each other, their
+    difference (first minus second): the figure that says yes or no."""
+    amounts = [r for r in requests if r.kind == "amount" and not r.aggregate]
+    if not weighs_two_figures(question) or len(amounts) != 2 or amounts[0].years != amounts[1].years:
+        return requests
+    a, b = amounts
+    formula = f"{_as_operand(a.formula)} - {_as_operand(b.formula)}"
+    try:
+        parse_formula(formula)
+    except FormulaError:
+        return requests
+    # The difference answers the question: it is stated first, its two figures after it.
+    return [
+        FigureRequest(
+            name=f"{a.name} minus {b.name}",
+            formula=formula,
+            kind="amount",
+            defined_in_question=True,  # its formula travels with it to the calculator
+            years=list(a.years),
+            line_items=[*a.line_items, *b.line_items],
+            unit_asked=a.unit_asked,
+        ),
+        *requests,
+    ]

@@ -19,7 +19,14 @@ import numpy as np
 
 from core.finance.formula import Found, Lookup, Operand, PartsLookup
 from core.finance.question import PER_SHARE_RE
-from core.finance.vocabulary import NEUTRAL_WORDS, LineItem, label_rank, line_item_named, with_filing_words
+from core.finance.vocabulary import (
+    NEUTRAL_WORDS,
+    LineItem,
+    label_rank,
+    line_item_mentions,
+    line_item_named,
+    with_filing_words,
+)
 from core.index.catalog import Catalog
 from core.models import Chunk, Fact, FactValue
 from core.models.facts import PRIMARY_STATEMENTS
@@ -217,8 +224,11 @@ class FactIndex:
         return float(wanted @ vector / (np.linalg.norm(wanted) * np.linalg.norm(vector) or 1.0))
 
     def table_reports(self, fact: Fact, item: LineItem) -> bool:
-        """Whether the table a fact sits in reports `item`: a row of the same table (same page, same title)
-        is labelled as it ("Total net sales" under "iPhone", "Mac", … : the products' net sales)."""
+        """Whether the table a fact sits in reports `item`: its title names it ("Operating Income by Reportable
+        Segments"), or a row of the same table (same page, same title) is labelled as it ("Total net sales"
+        under "iPhone", "Mac", … : the products' net sales)."""
+        if any(m.entry.key == item.key for m in line_item_mentions(fact.table)):
+            return True
         return any(
             other.page == fact.page
             and other.table == fact.table
@@ -467,6 +477,18 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
         counted = count_in_prose(operand, year)
         if counted is not None:
             return counted
+        part = operand.as_part()
+        if part is not None:
+            found = find(part, year, months)
+            if (
+                found is not None
+                and found.source.fact is not None
+                and index.table_reports(found.source.fact, part.item)
+            ):
+                return found
+        return find(operand, year, months)
+
+    def find(operand: Operand, year: int, months: int | None) -> Found | None:
         best: FactMatch | None = None
         for filing_id in filing_ids:
             for match in index.search(
@@ -504,6 +526,7 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
             scale=None if best.value.percent else best.fact.scale_of(best.value),
             percent=best.value.percent,
             caveat=best.fact.mismatch,
+            months=best.value.months,
         )
 
     return lookup

@@ -38,6 +38,24 @@ def fiscal_years(text: str) -> list[int]:
     return list(dict.fromkeys(years))
 
 
+#: A year a text says is a fiscal year: "fiscal 2024", "fiscal year 2023", "fiscal years 2023 and 2022", "FY2024".
+_FISCAL_STATED_RE = re.compile(
+    rf"\b(?:fiscal(?:\s+years?)?|FY)\s?'?(?P<y>{YEAR})\b(?:\s*(?:,|and|to|through|-|–)\s*(?P<y2>{YEAR})\b)?",
+    re.I,
+)
+
+
+def fiscal_years_stated(text: str) -> set[int]:
+    """The years `text` names as fiscal years; bare years and dates aside (a date's year is a calendar year,
+    which is not the fiscal year of a company whose year ends in January)."""
+    found: set[int] = set()
+    for m in _FISCAL_STATED_RE.finditer(text):
+        found.add(int(m.group("y")))
+        if m.group("y2"):
+            found.add(int(m.group("y2")))
+    return found
+
+
 #: A quarter's ordinal as written ("second", "2nd").
 QUARTER_ORDINAL = r"(?:first|second|third|fourth|1st|2nd|3rd|4th)"
 _QUARTER_NUMBERS = {"fir": 1, "sec": 2, "thi": 3, "fou": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
@@ -391,16 +409,14 @@ class FiscalCalendar:
         return None if year is None else self.fiscal_year_printed(year)
 
     def period_name(self, fiscal_year: int, months: int | None = None) -> str:
-        """How an analyst names a period of this calendar: "Q2 FY2023" for a quarter, "the six months to Q2
-        FY2023" for a year to date, "FY2023" for a year."""
+        """How an analyst names a period of this calendar: "Q2 FY2023" for a quarter, "H1 FY2023" and "9M
+        FY2023" for the year to date, "FY2023" for a year."""
         if months == 12 or self.quarter is None:
             return f"FY{fiscal_year}"
         if months is None or months == 3:
             return f"Q{self.quarter} FY{fiscal_year}"
-        return f"{_MONTH_WORDS.get(months, f'{months}')} months to Q{self.quarter} FY{fiscal_year}"
+        return f"{'H1' if months == 6 else f'{months}M'} FY{fiscal_year}"
 
-
-_MONTH_WORDS = {6: "six", 9: "nine"}
 
 #: "year to date", "first six months", "first half", "nine months ended": the words that ask for a period
 #: longer than the quarter a quarterly report is about.

@@ -119,3 +119,12 @@ def test_the_latest_report_is_read_in_the_filings_not_on_the_web() -> None:
     assert not is_outside("What did NVIDIA report for Data Center in the latest 10-Q?", [NVDA])
     assert not is_outside("How did margins move in the most recent quarter?", [NVDA])
     assert is_outside("What is the latest news about NVIDIA?", [NVDA])
+
+
+def test_the_company_named_with_a_possessive_keeps_what_it_owns():
+    from core.agents.planner import _without_company
+
+    assert _without_company("Gross margin % on Apple's Services?", "Apple Inc.") == (
+        "Gross margin % on the company's Services?"
+    )
+    assert _without_company("How much did Apple spend?", "Apple Inc.") == "How much did the company spend?"

@@ -83,6 +83,23 @@ def test_numeric_sub_question_prefers_figures_and_detects_conflicts() -> None:
     assert top.contradiction and "2023" in top.contradiction
 
 
+def test_a_sentence_dated_another_fiscal_year_gives_way_to_the_year_asked() -> None:
+    """Two sentences alike in words: the one dated the fiscal year asked comes first."""
+    text = (
+        "During the second quarter and first half of fiscal year 2023, we repurchased 19 million and 28 million "
+        "shares for $3.35 billion and $5.34 billion, respectively. "
+        "During the second quarter and first half of fiscal year 2024, we repurchased 7.5 million shares of our "
+        "common stock for $3.28 billion."
+    )
+    asked = DistilInput(
+        sub_question="How many shares did NVIDIA repurchase in Q2 of fiscal 2024?",
+        evidence=[_ev("S3-E1", text)],
+    )
+    assert "fiscal year 2024" in offline_distil(asked, DEPS).cards[0].claim
+    earlier = asked.model_copy(update={"sub_question": "How many shares did NVIDIA repurchase in Q2 FY2023?"})
+    assert "fiscal year 2023" in offline_distil(earlier, DEPS).cards[0].claim
+
+
 def test_known_claims_are_not_repeated() -> None:
     evidence = [_ev("S1-E1", RISK_TEXT)]
     first = offline_distil(DistilInput(sub_question="competition risks", evidence=evidence), DEPS)

@@ -374,6 +374,13 @@ def test_a_share_is_not_read_where_none_is_asked():
             "Compare segment adjusted EBITDA for Mobility and Delivery at Uber in FY2021.",
             ["Mobility EBITDA", "Delivery EBITDA"],
         ),
+        # A name right after the company's possessive is a part of it; a line item or a period is not.
+        (
+            "Gross margin % on Apple's Services for the three months ended July 1, 2023?",
+            ["Services gross margin"],
+        ),
+        ("What was the gross margin of Apple's Services in 2023?", ["Services gross margin"]),
+        ("How much did Apple's R&D expenditure grow in 2023?", ["research and development expense"]),
         # No part named: the whole company's figures.
         ("What were revenue and net income in 2023?", ["revenue", "net income"]),
     ],
@@ -514,3 +521,36 @@ def test_a_figure_named_in_the_plural_takes_a_plural_verb():
     )
     assert verb_for("Gross margin") == verb_for("Total debt") == verb_for("Cash from operations") == "was"
     assert verb_for("Operating expenses as a ratio of revenue") == "was"
+
+
+def test_figures_are_asked_in_the_order_the_question_names_them():
+    requests = figure_requests(
+        "For fiscal 2023, give Apple's interest and dividend income and its interest expense, in USD millions."
+    )
+    assert [r.name for r in requests] == ["interest and dividend income", "interest expense"]
+
+
+def test_whether_one_figure_is_more_than_another_is_their_difference():
+    question = (
+        "For fiscal 2023, give Apple's interest and dividend income and its interest expense, in USD millions. "
+        "Did it earn more than it paid?"
+    )
+    difference, *figures = figure_requests(question, 2023)
+    assert (
+        difference.formula == "interest and dividend income - interest expense"
+        and difference.kind == "amount"
+    )
+    assert [r.name for r in figures] == ["interest and dividend income", "interest expense"]
+    # The sign of the difference answers it, whichever clause asks.
+    assert (
+        yes_or_no(question, "Interest and dividend income minus interest expense (FY2023): −$183 million")
+        == "No"
+    )
+    assert yes_or_no("Is its cash lower than its debt?", "Cash minus debt (FY2023): −$1,200 million") == "Yes"
+    # Two figures and no comparison: no difference.
+    assert len(figure_requests("What were revenue and net income in 2023?")) == 2
+
+
+def test_shares_bought_back_in_the_analysts_word_order_are_share_repurchases():
+    (request,) = figure_requests("how many shares did nvidia buy back in Q2 of fiscal 2024 and for how much")
+    assert request.name == "share repurchases"

@@ -104,7 +104,8 @@ def test_calendar_names_and_years() -> None:
     assert APPLE_Q1.fiscal_year_of(date(2021, 12, 25)) == 2022
     assert NVIDIA_Q3.fiscal_year_of(date(2023, 1, 29)) == 2023  # the fiscal year end before the quarter
     assert APPLE_Q2.period_name(2023) == "Q2 FY2023"
-    assert APPLE_Q2.period_name(2023, 6) == "six months to Q2 FY2023"
+    assert APPLE_Q2.period_name(2023, 6) == "H1 FY2023"
+    assert NVIDIA_Q3.period_name(2024, 9) == "9M FY2024"
     assert FiscalCalendar(2023, date(2023, 9, 30)).period_name(2023) == "FY2023"
 
 
@@ -130,7 +131,7 @@ def test_a_year_to_date_request_reads_the_year_to_date_column() -> None:
 
     computed = compute(request, lambda operand, year: lookup(operand, year, months=request.months))
     assert computed.value == 211990
-    assert "six months to Q2 FY2023" in computed.headline
+    assert "H1 FY2023" in computed.headline
 
 
 def test_a_calendar_year_named_for_a_quarter_means_the_reports_fiscal_year() -> None:
@@ -158,3 +159,17 @@ def test_a_segments_operating_income_is_its_row_never_its_operating_expenses() -
     [request] = requests_in("What was the AWS segment's operating margin in Q2 2023?", 2023, amazon_q2)
     result = state_figures([request], _sourced(SEGMENTS, amazon_q2), step_index=1)
     assert "5,365 / 22,140 = 24.2%" in result.note, result.note
+
+
+def test_a_quarter_printed_only_for_the_year_to_date_is_named_for_the_year_to_date() -> None:
+    """A 10-Q's cash flows cover the year to date: asked for the quarter, the answer names the half year it
+    read, never the quarter."""
+    from core.finance.compute import compute
+    from core.finance.formula import Found
+
+    [request] = requests_in("What were share repurchases in the quarter?", 2023, APPLE_Q2)
+    assert request.months is None
+    computed = compute(
+        request, lambda operand, year: Found(value=3067, label="Repurchases", year=year, months=6)
+    )
+    assert "H1 FY2023" in computed.headline and "Q2" not in computed.headline

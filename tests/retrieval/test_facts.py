@@ -282,3 +282,33 @@ def test_the_parts_asked_for_choose_the_table_by_what_the_filing_says_it_is(tmp_
     # row worth the company's net sales is that table's whole.
     offerings = ["Online stores", "Physical stores", "Subscription services", "Advertising services"]
     assert parts("products and services") == parts("service offerings") == offerings
+
+
+SEGMENT_INCOME = """Operating Income by Reportable Segments
+|  | 2024 | 2023 |
+|---|---|---|
+| Graphics | $ 5,846 | $ 4,552 |
+| Compute & Networking | 32,016 | 5,083 |
+| All Other | (4,890) | (5,411) |
+
+Deferred Revenue
+|  | 2024 | 2023 |
+|---|---|---|
+| Deferred revenue | $ 1,337 | $ 572 |"""
+
+
+def test_a_name_opening_a_phrase_is_a_part_where_a_table_of_the_line_item_says_so(tmp_path):
+    """ "Graphics operating income": the Graphics row of a table whose title names operating income. The same
+    reading of "Deferred revenue" finds no table of revenue with a "Deferred" row: the phrase's own row is it."""
+    from core.finance.formula import operands, parse_formula
+
+    other = "c" * 64
+    index = FactIndex(_catalog_with(tmp_path, other, SEGMENT_INCOME), embed_query=lambda text: [])
+    lookup = fact_lookup(index, [other])
+    graphics = operands(parse_formula("Graphics operating income"))[0]
+    assert graphics.item is None  # a lone capital may only open the phrase: the filing decides
+    assert graphics.as_part() is not None and graphics.as_part().qualifier == "Graphics"
+    found = lookup(graphics, 2024)
+    assert found is not None and found.value == 5846 and found.label == "Graphics"
+    deferred = lookup(operands(parse_formula("Deferred revenue"))[0], 2024)
+    assert deferred is not None and deferred.value == 1337 and deferred.label == "Deferred revenue"

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from core.text.periods import NamedQuarter, find_time_expressions, fiscal_years, quarters_named
+from core.text.periods import (
+    NamedQuarter,
+    find_time_expressions,
+    fiscal_years,
+    fiscal_years_stated,
+    quarters_named,
+)
 
 
 @pytest.mark.parametrize(
@@ -48,3 +54,13 @@ def test_fiscal_years_expand_ranges_and_short_forms() -> None:
 )
 def test_quarters_named(text, named):
     assert quarters_named(text) == named
+
+
+def test_fiscal_years_stated_are_only_those_the_text_calls_fiscal() -> None:
+    assert fiscal_years_stated("in the second quarter of fiscal year 2024 compared to fiscal 2023") == {
+        2024,
+        2023,
+    }
+    assert fiscal_years_stated("FY2022 and fiscal years 2020 and 2021") == {2022, 2020, 2021}
+    # A bare year or a date may be a calendar year: not a fiscal year said.
+    assert fiscal_years_stated("As of July 30, 2023, in 2023") == set()

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from core.finance.vocabulary.mentions import Mention, all_hits, pattern_of, scan
+from core.finance.vocabulary.metrics import metric_mentions
 from core.finance.vocabulary.statements import Statement
 
 
@@ -315,6 +316,8 @@ LINE_ITEMS: list[LineItem] = [
             r"(share|stock) (repurchases?|buybacks?)",
             r"purchases? of treasury stock",
             r"(repurchas(e|es|ed|ing)|buy(s|ing)? back|bought back) (its |of )?(own )?(common )?(stock|shares)",
+            # "how many shares did NVIDIA buy back", "what stock has Apple repurchased"
+            r"(stock|shares) ((did|does|do|has|have|had) )?(\w+ ){0,2}(buy back|bought back|repurchased?)\b",
         ],
         [
             r"(repurchases?|purchases?) of (common |ordinary )?(stock|shares)( under [\w\s]+)?",
@@ -636,6 +639,31 @@ _OPENERS = frozenset(
 )
 
 
+#: A name right after a company's possessive: "Apple's Services", "NVIDIA's Data Center", "Amazon's AWS".
+_OWNED_NAME_RE = re.compile(rf"[\w.&-]['’]s\s+({_NAME})(?![\w&'’-])")
+#: Names that follow a company's possessive without being a part of it: its reports and its people.
+_NOT_PARTS_RE = re.compile(
+    r"^(?:Q[1-4]|FY\S*|Form|Board|CEO|CFO|Management|Annual|Quarterly|Fiscal|Total)\b|\d", re.I
+)
+
+
+def _owned_part(text: str) -> list[str]:
+    """The part a company's possessive names when no word says it is a part: "the gross margin of Apple's
+    Services" -> ["Services"]; not a line item or a statement written with capitals ("Apple's Net Sales")."""
+    m = _OWNED_NAME_RE.search(text)
+    if m is None:
+        return []
+    name = m.group(1).strip()
+    if (
+        _NOT_PARTS_RE.search(name)
+        or name.split()[0].lower() in _NOT_QUALIFIERS | _OPENERS
+        or line_item_mentions(name)
+        or metric_mentions(name)
+    ):
+        return []
+    return [name]
+
+
 def parts_named(clause: str) -> list[str]:
     """The parts of the company (segments, businesses, regions) a clause names as the subject of its figures:
     one ("What did Uber's Delivery business bring in?") or a list ("Compare the operating income of its two
@@ -649,7 +677,7 @@ def parts_named(clause: str) -> list[str]:
         if words:
             return [" ".join(words)]
     if not _PART_WORDS_RE.search(text):
-        return []
+        return _owned_part(text)
     listed = _PART_LIST_RE.search(text)
     if not listed:
         return []
