@@ -54,6 +54,14 @@ def naive_pieces(data: bytes, filename: str, filing_id: str, id_prefix: str) -> 
     return chunks
 
 
+def cited_first(contexts: list[EvalContext], cited: list[str | None]) -> list[EvalContext]:
+    """A system's passages ranked as its answer used them: those it cites, in the order it cites them, then
+    the others in the order it found them. Every system is ranked so, for context precision (which rewards
+    relevant passages ranked high) to measure the evidence an answer rests on, not the order of a search."""
+    order = {chunk_id: k for k, chunk_id in enumerate(dict.fromkeys(c for c in cited if c))}
+    return sorted(contexts, key=lambda c: order.get(c.chunk_id, len(order)))
+
+
 class NaiveIndex:
     """Fixed-size page splits of each filing in their own Chroma collection, beside the product index."""
 
@@ -204,7 +212,7 @@ class Systems:
             system=system,  # type: ignore[arg-type]
             answer=answer,
             citations=citations,
-            contexts=contexts,
+            contexts=cited_first(contexts, [c.chunk_id for c in citations]),
             steps=steps,
             seconds=round(time.perf_counter() - started, 3),
             run_id=run_id,

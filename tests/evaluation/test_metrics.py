@@ -243,3 +243,12 @@ def test_document_coverage_counts_the_cited_documents_the_evidence_comes_from():
     metrics = {m.name: m.value for m in reference_metrics(question, answer, {}, "id0", None, names)}
     assert metrics["document_coverage"] == pytest.approx(0.5)
     assert {m.name: m.value for m in reference_metrics(Q, answer, {}, "F")}["document_coverage"] is None
+
+
+def test_a_systems_passages_are_ranked_as_its_answer_cites_them():
+    from core.evaluation.systems import cited_first
+
+    found = [ctx(page, f"passage {page}") for page in (1, 2, 3, 4)]
+    ranked = cited_first(found, ["c3", None, "c1", "c3"])
+    assert [c.chunk_id for c in ranked] == ["c3", "c1", "c2", "c4"]
+    assert cited_first(found, []) == found
