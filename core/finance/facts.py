@@ -54,7 +54,9 @@ def _values(row: FigureRow) -> list[FactValue]:
                 period=header or (str(year) if year else ""),
                 raw=figure.raw if figure is not None else "—",
                 number=figure.value if figure is not None else None,
-                percent=bool(figure and figure.is_percent),
+                percent=figure.is_percent
+                if figure
+                else k < len(row.percent_dashes) and row.percent_dashes[k],
                 # A column with a unit of its own (units per column): its scale, 1.0 for per-share figures.
                 scale=1.0 if per_share else scale,
                 per_share=per_share,

@@ -61,8 +61,13 @@ _FEEDS_RE = re.compile(r"\b(?:from|in comput\w*|in calculat\w*|used in)\b.*", re
 #: A column of per-share figures ("Weighted-Average Grant Date Fair Value Per RSU"); "(In millions, except
 #: per share amounts)" makes no column per share.
 _PER_SHARE_COLUMN_RE = re.compile(
-    r"(?<!except )\bper\s+(?:common\s+|ordinary\s+)?(?:share|rsu|psu|unit|option|award)s?\b", re.I
+    r"(?<!except )\bper\s+(?:common\s+|ordinary\s+)?(?:share|rsu|psu|unit|option|award)s?\b"
+    # An award table's price columns are per share whether or not they say so ("Weighted Average Grant-Date
+    # Fair Value", "Weighted Average Exercise Price").
+    r"|\bweighted[- ]average\s+(?:grant[- ]date\s+)?(?:fair\s+value|exercise\s+price|purchase\s+price)\b",
+    re.I,
 )
+_PER_SHARE_WORDS_RE = re.compile(r"\bper\s+(?:common\s+|ordinary\s+)?share\b", re.I)
 _NUM_TOKEN = re.compile(r"^\(?-?\$?\(?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?\)?$")
 _DASH_TOKEN = re.compile(r"^[—–-]{1,3}$")
 _CONTINUES = re.compile(r"^[a-z(&,]")
@@ -88,6 +93,8 @@ class FigureRow:
     column_units: tuple[tuple[float | None, bool], ...] = ()
     # Each value's period where the header says it: three or six months, or a balance; the date it ends.
     periods: tuple[ColumnPeriod, ...] = ()
+    # Each value that is a dash printed as a percentage ("—%"): nothing reported, in a column of percentages.
+    percent_dashes: tuple[bool, ...] = ()
 
     def months_of(self, k: int) -> int | None:
         """The length in months of column `k`'s period (None: a balance, or the header does not say)."""
@@ -108,7 +115,10 @@ class FigureRow:
         brackets ("Cash dividends declared ($0.16 per common share)") does not make the amount per share."""
         if self.share_count:
             return False
-        # "Equity awards excluded from diluted net income per share": what the row feeds, not what it is.
+        # "Equity awards excluded from diluted net income per share": what the row feeds, not what it is; such
+        # a label says its own unit, whatever heading it sits under ("Net income per share").
+        if _FEEDS_RE.search(self.label) and _PER_SHARE_WORDS_RE.search(_FEEDS_RE.search(self.label).group()):
+            return False
         plain = " ".join(_FEEDS_RE.sub(" ", re.sub(r"\([^)]*\)", " ", t)) for t in (self.group, self.label))
         squashed = re.sub(r"\s+", "", plain).lower()
         # "(in millions, except per share amounts)" heads a whole statement; it makes no row per-share.
@@ -356,6 +366,21 @@ def _year_groups(header_years: list[int | None], header: list[str]) -> list[int 
             for k in range(len(header_years))]  # fmt: skip
 
 
+#: A header of periods that run over time ("Year Ended", "Three Months Ended"), not balances at dates.
+_DURATION_HEADER_RE = re.compile(r"\b(?:years?|months?|weeks?|quarters?)\s+end(?:ed|ing)\b", re.I)
+
+
+def _leading_columns_dated(years: tuple[int | None, ...], header: str) -> tuple[int | None, ...]:
+    """Columns before a table's first balance date describe each row as it stands at the latest date: a
+    debt table's "Expected Remaining Term" and "Effective Interest Rate" beside the notes' carrying amounts
+    "Jan 29, 2023 | Jan 30, 2022". Not in a table of periods over time, whose other columns may be anything."""
+    first = next((k for k, year in enumerate(years) if year is not None), None)
+    if not first or _DURATION_HEADER_RE.search(header):
+        return years
+    latest = max(year for year in years if year is not None)
+    return tuple(latest if k < first else year for k, year in enumerate(years))
+
+
 def _is_dash_cell(cell: str) -> bool:
     """A cell printing a dash for nothing reported: "—", "$ —", "—%"."""
     return bool(_DASH_TOKEN.match(re.sub(r"[$%\s()]", "", cell)))
@@ -556,7 +581,9 @@ def _markdown_rows(text: str) -> list[FigureRow]:
             years = grouped
         else:
             spread = _year_groups(header_years, header_cells)
-            years = tuple(spread[k] if k < len(spread) else None for k in numeric)
+            years = _leading_columns_dated(
+                tuple(spread[k] if k < len(spread) else None for k in numeric), header_text
+            )
         own_date = date_year(label)
         if own_date is not None and years and len(set(years)) == 1 and years[0] not in (None, own_date):
             # One period column, in a row that names its own date ("Carrying amount as of Jan 29, 2023"
@@ -590,6 +617,7 @@ def _markdown_rows(text: str) -> list[FigureRow]:
                 )
                 if header_units
                 else (),
+                percent_dashes=tuple(_is_dash_cell(cells[k]) and "%" in cells[k] for k in numeric),
             )
         )
         parts.append(part)

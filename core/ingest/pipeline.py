@@ -72,7 +72,10 @@ def filing_id_for(data: bytes) -> str:
 #: 11: a fact's value carries how many months its column covers and the date it ends ("Three Months Ended
 #:     April 1, 2023"); a quarterly report's columns are read in the company's fiscal years; "Condensed
 #:     Consolidated" statements are statements.
-INDEX_VERSION = 11
+#: 12: tables read for what they imply without printing it: an award table's weighted-average price is per
+#:     share, a "—%" dash is a percentage, a count of awards under a per-share heading counts awards, and
+#:     columns before a table's balance dates describe each row at the latest date.
+INDEX_VERSION = 12
 
 
 class _Progress:

@@ -227,3 +227,39 @@ def test_a_statement_continued_on_the_next_page_without_its_header_keeps_its_per
     paid = next(f for f in read_facts("f" * 64, chunks) if f.label == "Cash paid for income taxes")
     assert [v.fiscal_year for v in paid.values] == [2021, 2020]
     assert [v.number for v in paid.values] == [5865, 4037]
+
+
+def test_award_prices_per_share_percent_dashes_and_undated_leading_columns():
+    """Reading rules for what a table implies without printing it: an award table's weighted-average price
+    is per share; a dash printed "—%" is a percentage not reported; a count of awards under a per-share
+    heading counts awards; columns before a table's balance dates describe each row at the latest date."""
+    awards = """Restricted stock unit activity:
+|  | Number of Shares (In millions) | Weighted Average Grant-Date Fair Value |
+|---|---|---|
+| Balances, January 29, 2023 | 45 | $ 158.45 |"""
+    taxes = """Income tax reconciliation (in millions):
+|  | Jan 28, 2024 |  | Jan 29, 2023 |  |
+|---|---|---|---|---|
+| Acquisition termination cost | — | —% | 261 | 6.2% |"""
+    per_share = """Earnings (in millions, except per share data):
+|  | 2024 | 2023 |
+|---|---|---|
+| Net income per share: |  |  |
+| Basic | $ 12.05 | $ 1.76 |
+| Equity awards excluded from diluted net income per share | 15 | 40 |"""
+    notes = """Senior notes (in millions):
+|  | Expected Remaining Term (years) | Effective Interest Rate | Jan 28, 2024 | Jan 29, 2023 |
+|---|---|---|---|---|
+| 3.20% Notes Due 2026 | 2.6 | 3.31% | 1,000 | 1,000 |"""
+    (award,) = read_facts(FILING, [_chunk(0, awards, 80)])
+    assert not award.per_share_of(award.values[0]) and award.per_share_of(award.values[1])
+    (tax,) = read_facts(FILING, [_chunk(1, taxes, 81)])
+    assert [v.percent for v in tax.values] == [False, True, False, True]
+    basic, excluded = read_facts(FILING, [_chunk(2, per_share, 82)])
+    assert basic.per_share and not excluded.per_share
+    (note,) = read_facts(FILING, [_chunk(3, notes, 83)])
+    assert [v.fiscal_year for v in note.values] == [2024, 2024, 2024, 2023]
+    # In a table of periods over time, columns before the first period stay undated.
+    flows = notes.replace("Jan 28, 2024 | Jan 29, 2023", "Year Ended Jan 28, 2024 | Year Ended Jan 29, 2023")
+    (flow,) = read_facts(FILING, [_chunk(4, flows, 84)])
+    assert [v.fiscal_year for v in flow.values][:2] == [None, None]
