@@ -183,11 +183,10 @@ def sign_asked(question: str) -> tuple[str, int] | None:
     """What sign settles a yes-or-no question, if one does: ("change", +1) for "Did it grow its PP&E?",
     ("change", -1) for "Did debt decrease?", ("value", +1) for "Does it have positive working capital?",
     ("amount", +1) for "Has it paid dividends?". None for judgements ("a high growth company?")."""
-    if weighs := weighs_two_figures(question):
-        return (
-            "value",
-            weighs,
-        )  # its own clause asks it: "For fiscal 2023, give …. Did it earn more than it paid?"
+    if (weighs := weighs_two_figures(question)) and not direction(question):
+        # Its own clause asks it ("For fiscal 2023, give …. Did it earn more than it paid?"); "higher than
+        # last year" is one figure's change, read below.
+        return ("value", weighs)
     if not asks_yes_no(question) or JUDGEMENT_RE.search(question):
         return None
     if sign := sign_words(question):

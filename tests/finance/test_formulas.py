@@ -546,7 +546,15 @@ def test_whether_one_figure_is_more_than_another_is_their_difference():
         yes_or_no(question, "Interest and dividend income minus interest expense (FY2023): −$183 million")
         == "No"
     )
-    assert yes_or_no("Is its cash lower than its debt?", "Cash minus debt (FY2023): −$1,200 million") == "Yes"
+    assert yes_or_no("Does its cash exceed its debt?", "Cash minus debt (FY2023): −$1,200 million") == "No"
+    assert (
+        yes_or_no("Did it spend less than it earned?", "Spending minus earnings (FY2023): −$5 million")
+        == "Yes"
+    )
+    # "Higher than last year" is one figure's change, not two figures weighed.
+    assert (
+        yes_or_no("Is revenue higher than last year?", "Revenue: FY2022 90, FY2023 94; change +4.4%") == "Yes"
+    )
     # Two figures and no comparison: no difference.
     assert len(figure_requests("What were revenue and net income in 2023?")) == 2
 
