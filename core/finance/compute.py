@@ -180,6 +180,11 @@ def _amount_difference(difference: float, scale: float | None) -> str:
     return f"{sign}{_amount(abs(difference), scale, None)}, "
 
 
+def _when(period: str) -> str:
+    """A period as a sentence places a figure in it: "in Q2 FY2023", "at the FY2022 year end"."""
+    return f"at the {period}" if period.endswith("year end") else f"in {period}"
+
+
 def verb_for(label: str) -> str:
     """ "were" after a figure named in the plural ("Inventories", "Operating expenses"), else "was" (its head
     noun decides: "Cash from operations" was)."""
@@ -187,7 +192,7 @@ def verb_for(label: str) -> str:
         return "was"  # "Operating expenses as a share of revenue": one share
     head = re.split(r"\s+(?:from|of|in|for|as|per|by|used|provided|under)\s+", label, maxsplit=1)[0]
     last = head.split()[-1] if head.split() else ""
-    plural = last.islower() and last.endswith("s") and not last.endswith(("ss", "us", "is"))
+    plural = not last.isupper() and last.endswith("s") and not last.endswith(("ss", "us", "is"))
     return "were" if plural else "was"
 
 
@@ -288,8 +293,8 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
             moved = "up" if last > first else "down" if last < first else "unchanged"
             size = f" {change.lstrip('+−')}" if value is not None and moved != "unchanged" else ""
             sentence = (
-                f"{label} {verb_for(label)} {shown[years[-1]]} in {last_name}, {moved}{size} from {shown[years[0]]} in "
-                f"{first_name}."
+                f"{label} {verb_for(label)} {shown[years[-1]]} {_when(last_name)}, {moved}{size} from "
+                f"{shown[years[0]]} {_when(first_name)}."
             )
         else:
             points = _as_number(request, last, inputs) - _as_number(request, first, inputs)
@@ -298,9 +303,8 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
             size = "" if direction == "unchanged" else f" {_move(request, abs(points))}"
             headline = f"{label}: {series}; {direction}{size}"
             sentence = (
-                f"{label} {verb_for(label)} {shown[years[-1]]} in {last_name}, {direction}{size} from "
-                f"{shown[years[0]]} in "
-                f"{first_name}."
+                f"{label} {verb_for(label)} {shown[years[-1]]} {_when(last_name)}, {direction}{size} from "
+                f"{shown[years[0]]} {_when(first_name)}."
             )
         if len(years) > 2 and request.aggregate == "change":
             # A history ("consistent each year?") is judged by its year-on-year moves, not only end to end.
@@ -322,7 +326,7 @@ def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
             if len(done) > 1
             else f"{label} ({request.period_name(year)}): {shown[year]}"
         )
-        stated = " and ".join(f"{shown[y]} in {request.period_name(y)}" for y in sorted(done))
+        stated = " and ".join(f"{shown[y]} {_when(request.period_name(y))}" for y in sorted(done))
         sentence = f"{label} {verb_for(label)} {stated}."
         return _with_caveats(
             ComputedFigure(request, per_year, value, headline, workings, inputs, missing, sentence)

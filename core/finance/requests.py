@@ -735,10 +735,23 @@ def figure_requests(
     if calendar is None or calendar.quarter is None:
         return requests
     months = months_asked(question, calendar.quarter)
-    return [
+    quarterly = [
         replace(r, years=_fiscal_years_meant(r.years, calendar, question), calendar=calendar, months=months)
         for r in requests
     ]
+    return [_since_year_end(r) for r in quarterly]
+
+
+def _since_year_end(request: FigureRequest) -> FigureRequest:
+    """A balance asked of a quarterly report at the quarter's end, stated beside the fiscal year end its
+    balance sheet compares it with ("Inventories were $12,831 million at Q3 FY2022, up 19.1% from $10,776
+    million at the FY2021 year end"): the change since the annual report."""
+    if not _plain_item(request) or request.statements != ["balance"] or request.by_part:
+        return request
+    if request.aggregate or len(request.years) != 1 or request.months is not None:
+        return request
+    year = request.years[0]
+    return replace(request, years=[year - 1, year], aggregate="change")
 
 
 #: The words that name the parts a line item is broken into: segments, products, regions, offerings.

@@ -173,3 +173,18 @@ def test_a_quarter_printed_only_for_the_year_to_date_is_named_for_the_year_to_da
         request, lambda operand, year: Found(value=3067, label="Repurchases", year=year, months=6)
     )
     assert "H1 FY2023" in computed.headline and "Q2" not in computed.headline
+
+
+def test_a_balance_asked_of_a_quarterly_report_is_stated_beside_the_fiscal_year_end() -> None:
+    from core.finance.compute import compute
+
+    [request] = requests_in("What were Apple's inventories?", 2023, APPLE_Q1)
+    assert request.years == [2022, 2023] and request.aggregate == "change"
+    lookup = make_lookup(_sourced(BALANCE, APPLE_Q1))
+    computed = compute(request, lambda operand, year: lookup(operand, year))
+    assert computed.sentence == (
+        "Inventories were $6,820 million in Q1 FY2023, up 37.9% from $4,946 million at the FY2022 year end."
+    )
+    # A flow is the quarter's own; the year to date asked is not compared with the year end.
+    [revenue] = requests_in("What was total net sales?", 2023, APPLE_Q2)
+    assert revenue.years == [2023] and revenue.aggregate is None
