@@ -992,7 +992,10 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
         and not AMOUNT_RE.search(question)
         and not CHANGE_RE.search(question)
         and not _asks_whether_cash_was_spent(question)
-        and not (RANKING_RE.search(question) and len(line_item_mentions(question)) >= 2)
+        and not (
+            (RANKING_RE.search(question) or _SET_AGAINST_RE.search(question))
+            and len(line_item_mentions(question)) >= 2
+        )
         and not unknown_figure_phrases(question)
         and not shares
         and not any(_names_a_figure(c) for c in clause_texts(question))
@@ -1076,6 +1079,13 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
     for request in _in_question_order(requests):
         unique.setdefault((request.formula.lower(), request.aggregate or ""), request)
     return _with_difference_asked(question, list(unique.values()))
+
+
+#: Two figures set against each other: "How did its operating expenses stack up against its earnings?".
+_SET_AGAINST_RE = re.compile(
+    r"\b(?:stack(?:s|ed)?\s+up\s+(?:against|to|with)|compar\w*|versus|vs\.?|relative\s+to|measure[sd]?\s+up)\b",
+    re.I,
+)
 
 
 def _with_difference_asked(question: str, requests: list[FigureRequest]) -> list[FigureRequest]:

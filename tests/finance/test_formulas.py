@@ -562,3 +562,8 @@ def test_whether_one_figure_is_more_than_another_is_their_difference():
 def test_shares_bought_back_in_the_analysts_word_order_are_share_repurchases():
     (request,) = figure_requests("how many shares did nvidia buy back in Q2 of fiscal 2024 and for how much")
     assert request.name == "share repurchases"
+
+
+def test_two_figures_set_against_each_other_are_both_asked_for():
+    requests = figure_requests("How did Amazon's operating expenses stack up against its net sales in Q1 2023?")
+    assert [r.name for r in requests] == ["operating expenses", "revenue"]
