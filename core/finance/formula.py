@@ -127,6 +127,10 @@ def parse_operand(phrase: str) -> Operand:
         years = ("prior year", "year")
     mentions = line_item_mentions(text)
     qualifier = qualifier_before(text, mentions[0][0]) if mentions else None
+    opening = _OPENING_NAME_RE.match(text)
+    if qualifier and opening and opening.group(1).endswith(qualifier):
+        # A phrase is not a sentence: its first capital names too ("Compute & Networking operating income").
+        qualifier = opening.group(1).strip()
     return Operand(text, line_item_named(text), years, mode, qualifier)
 
 
