@@ -399,7 +399,7 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
         # than it paid?": the sign of the difference, stated first, does.
         verdict = yes_or_no(inputs.question, figures[0].text.split(" — ", 1)[0])
         if verdict:
-            figures = [figures[0].model_copy(update={"text": f"{verdict}. {figures[0].text}"})]
+            figures = [figures[0].model_copy(update={"text": f"{verdict}. {figures[0].text}"}), *figures[1:]]
     narrative = _narrative_answer(inputs, figures_stated=any(f.evidence_ids for f in figures))
     tables = period_tables(computed)  # the figures by period; each figure's working stays listed below it
     method = (

@@ -333,6 +333,40 @@ def test_a_yes_or_no_answer_states_the_figure_and_the_sentence_that_says_it() ->
         assert (said.text in claims) is states_sentence, claims
 
 
+def test_two_figures_weighed_are_answered_by_their_difference_first_and_each_is_kept() -> None:
+    figures = StepDigest(
+        index=0,
+        sub_question="What is the interest and dividend income minus interest expense for FY2023?",
+        tool="calculator",
+        cards=[
+            KnowledgeCard(
+                claim="Interest and dividend income minus interest expense (FY2023): −$183 million — 3,750 − "
+                "3,933 = −$183 million",
+                evidence_ids=["S1-E1", "S1-E2"],
+                statement="Interest and dividend income minus interest expense was −$183 million in FY2023.",
+            ),
+            KnowledgeCard(
+                claim="Interest and dividend income (FY2023): $3,750 million",
+                evidence_ids=["S1-E1"],
+                statement="Interest and dividend income was $3,750 million in FY2023.",
+            ),
+            KnowledgeCard(
+                claim="Interest expense (FY2023): $3,933 million",
+                evidence_ids=["S1-E2"],
+                statement="Interest expense was $3,933 million in FY2023.",
+            ),
+        ],
+    )
+    question = (
+        "Give Apple's interest and dividend income and its interest expense. Did it earn more than it paid?"
+    )
+    draft = offline_write(WriterInput(question=question, steps=[figures]), DEPS)
+    claims = [c.text for c in draft.answer]
+    assert claims[0].startswith("No. Interest and dividend income minus interest expense")
+    assert any(c.startswith("Interest expense (FY2023)") for c in claims)  # the figures weighed stay stated
+    assert draft.summary.startswith("No. ")
+
+
 def test_which_of_several_figures_is_largest_is_answered_first_and_cites_each() -> None:
     def computed(index: int, text: str) -> StepDigest:
         return StepDigest(

@@ -565,7 +565,9 @@ def test_shares_bought_back_in_the_analysts_word_order_are_share_repurchases():
 
 
 def test_two_figures_set_against_each_other_are_both_asked_for():
-    requests = figure_requests("How did Amazon's operating expenses stack up against its net sales in Q1 2023?")
+    requests = figure_requests(
+        "How did Amazon's operating expenses stack up against its net sales in Q1 2023?"
+    )
     assert [r.name for r in requests] == ["operating expenses", "revenue"]
 
 
