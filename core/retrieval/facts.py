@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import takewhile
 
@@ -450,6 +451,18 @@ def parts_lookup(index: FactIndex, filing_ids: list[str]) -> PartsLookup:
     return lookup
 
 
+def _part_row(index: FactIndex, fact: Fact, item: LineItem) -> bool:
+    """Whether a row is a part of `item`: under the item's own heading ("Gross margin: … Services"), or in a
+    table that reports the item and not under the heading of another line item ("Services" under "Net
+    sales" is the part's revenue, not its gross margin)."""
+    if fact.parent:
+        if label_rank(item, fact.parent) is not None:
+            return True
+        if any(m.entry.key != item.key for m in line_item_mentions(fact.parent)):
+            return False
+    return index.table_reports(fact, item)
+
+
 def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
     """A calculator lookup over the facts of `filing_ids`: for an operand and a fiscal year, the best fact
     with a value for that year — any close match for a line item the lexicon knows, a close enough one
@@ -478,30 +491,31 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
         if counted is not None:
             return counted
         part = operand.as_part()
-        if part is not None:
-            found = find(part, year, months)
-            if (
-                found is not None
-                and found.source.fact is not None
-                and index.table_reports(found.source.fact, part.item)
-            ):
+        if part is not None and part.item is not None:
+            item = part.item
+            found = find(part, year, months, accept=lambda fact: _part_row(index, fact, item))
+            if found is not None:
                 return found
         return find(operand, year, months)
 
-    def find(operand: Operand, year: int, months: int | None) -> Found | None:
+    def find(
+        operand: Operand, year: int, months: int | None, accept: Callable[[Fact], bool] | None = None
+    ) -> Found | None:
         best: FactMatch | None = None
         for filing_id in filing_ids:
-            for match in index.search(
+            matches = index.search(
                 operand.phrase,
                 filing_id,
                 year,
                 item=operand.item,
                 qualifier=operand.qualifier,
-                limit=1,
+                limit=1 if accept is None else 5,
                 months=months,
-            ):
-                if best is None or match.score > best.score:
-                    best = match
+            )
+            # With a test of the row, the best row that passes it.
+            match = next((m for m in matches if accept is None or accept(m.fact)), None)
+            if match is not None and (best is None or match.score > best.score):
+                best = match
         if best is None or (operand.item is None and best.score < MIN_SCORE):
             return None
         if (

@@ -312,3 +312,29 @@ def test_a_name_opening_a_phrase_is_a_part_where_a_table_of_the_line_item_says_s
     assert found is not None and found.value == 5846 and found.label == "Graphics"
     deferred = lookup(operands(parse_formula("Deferred revenue"))[0], 2024)
     assert deferred is not None and deferred.value == 1337 and deferred.label == "Deferred revenue"
+
+
+PART_UNDER_HEADINGS = """CONSOLIDATED STATEMENTS OF OPERATIONS (In millions)
+|  | 2023 | 2022 |
+|---|---|---|
+| Net sales: |  |  |
+| Services | $ 85,200 | $ 78,129 |
+| Cost of sales: |  |  |
+| Services | 24,855 | 22,075 |
+| Gross margin | 169,148 | 170,782 |
+
+Gross Margin
+|  | 2023 | 2022 |
+|---|---|---|
+| Gross margin: |  |  |
+| Services | $ 60,345 | $ 56,054 |"""
+
+
+def test_a_parts_row_under_another_line_items_heading_is_not_the_part_of_the_item_asked(tmp_path):
+    """ "Services gross profit": the Services row under "Gross margin", never the one under "Net sales"."""
+    from core.finance.formula import operands, parse_formula
+
+    other = "d" * 64
+    index = FactIndex(_catalog_with(tmp_path, other, PART_UNDER_HEADINGS), embed_query=lambda text: [])
+    found = fact_lookup(index, [other])(operands(parse_formula("Services gross profit"))[0], 2023)
+    assert found is not None and found.value == 60345
