@@ -526,3 +526,22 @@ def test_figures_of_one_item_from_several_reports_are_tabulated_by_period_in_the
     assert [row[1].evidence_ids for row in table.rows] == [["S2-E2"], ["S3-E2"], ["S4-E2"]]
     assert "fell 15.6%" in draft.summary
     assert len(draft.answer) == 3  # each figure with its working, below the table
+
+
+def test_an_impact_asked_of_a_matter_with_no_figure_gets_the_filings_words_not_a_missing_change() -> None:
+    said = _ev(
+        "S1-E1",
+        "We have not recorded any accrual for contingent liabilities associated with the legal proceedings.",
+    )
+    anchor = StepDigest(
+        index=0,
+        sub_question="What legal proceedings were disclosed, and what impact could they have?",
+        tool="search_10k",
+        origin="anchor",
+        query="legal proceedings impact",
+        cards=[KnowledgeCard(claim=said.text, evidence_ids=["S1-E1"], confidence=0.9)],
+        evidence=[said],
+    )
+    question = "What legal proceedings were disclosed, and what impact could they have?"
+    draft = offline_write(WriterInput(question=question, steps=[anchor]), DEPS)
+    assert draft.summary.startswith("The filing states:") and "explains the change" not in draft.summary

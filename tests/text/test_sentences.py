@@ -51,3 +51,18 @@ def test_boilerplate() -> None:
 def test_terms_stem_plurals_together() -> None:
     assert set(content_terms("risks competitors expenses")) == set(content_terms("risk competitor expense"))
     assert normalise_ws("a\u00a0 b\n c ’") == "a b c '"
+
+
+def test_certifications_and_update_disclaimers_are_boilerplate():
+    from core.text.sentences import is_boilerplate
+
+    assert is_boilerplate("I have reviewed this quarterly report on Form 10-Q of Intel Corporation;")
+    assert is_boilerplate(
+        "Readers are urged to carefully review and consider the various disclosures made in this report."
+    )
+    assert is_boilerplate(
+        "Intel does not undertake, and expressly disclaims any duty, to update such statements."
+    )
+    assert not is_boilerplate(
+        "We recorded $800 million of employee severance expenses related to these job eliminations."
+    )
