@@ -12,7 +12,7 @@ _BOILERPLATE_PATTERNS = [
     r"table of contents",
     r"incorporated (herein )?by reference",
     r"see (the )?(accompanying )?notes? to (the )?(consolidated )?financial statements",
-    r"refer to (item|part|note)",
+    r"refer to [\"“']?(item|part|note)",
     r"^\s*(part|item)\s+[0-9ivx]+[a-c]?\b[.:]?\s*[\w\s,'’&-]{0,80}$",
     r"securities and exchange commission",
     r"(?:annual|quarterly) report on form 10-[kq]",

@@ -63,6 +63,9 @@ def test_certifications_and_update_disclaimers_are_boilerplate():
     assert is_boilerplate(
         "Intel does not undertake, and expressly disclaims any duty, to update such statements."
     )
+    assert is_boilerplate(
+        'Refer to "Note 13: Contingencies" within the Notes to Financial Statements for further information.'
+    )
     assert not is_boilerplate(
         "We recorded $800 million of employee severance expenses related to these job eliminations."
     )
