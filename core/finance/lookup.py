@@ -110,6 +110,7 @@ def make_lookup(rows: Sequence[SourcedRow], facts: Lookup | None = None) -> Look
             return None
         _, sourced, value = best
         figure = sourced.row.value_for(year, months)
+        column = sourced.row.column_for(year, months)
         return Found(
             value=value,
             label=sourced.row.label,
@@ -117,6 +118,7 @@ def make_lookup(rows: Sequence[SourcedRow], facts: Lookup | None = None) -> Look
             source=sourced.source,
             scale=sourced.row.scale,
             percent=bool(figure and figure.is_percent),
+            months=None if column is None else sourced.row.months_of(column),
         )
 
     return lookup

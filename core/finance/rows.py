@@ -137,6 +137,11 @@ class FigureRow:
         are told apart by `months`: the length asked for, else the shortest. When several columns share the
         year otherwise (a block of segment columns under one year), the one headed "Total"; without one the
         period does not say which value is meant, so none."""
+        column = self.column_for(year, months)
+        return None if column is None else self.values[column]
+
+    def column_for(self, year: int, months: int | None = None) -> int | None:
+        """Which column `value_for` reads (None: none); `months_of` it says how long a period it covers."""
         found = [k for k, y in enumerate(self.years) if y == year]
         found = [found[n] for n in of_length([self.months_of(k) for k in found], months)]
         if len(found) > 1:
@@ -144,7 +149,7 @@ class FigureRow:
                 k for k in found if k < len(self.columns) and re.match(r"total\b", self.columns[k], re.I)
             ]
             found = totals if len(totals) == 1 else []
-        return self.values[found[0]] if found else None
+        return found[0] if found else None
 
 
 def _tokens(text: str) -> list[tuple[str, int, int]]:

@@ -421,7 +421,9 @@ class FiscalCalendar:
 #: "year to date", "first six months", "first half", "nine months ended": the words that ask for a period
 #: longer than the quarter a quarterly report is about.
 _YEAR_TO_DATE_RE = re.compile(
-    r"\b(?:year[- ]to[- ]date|ytd|first\s+(?P<half>half)|(?:first\s+)?(?P<n>six|nine|6|9)\s+months)\b", re.I
+    r"\b(?:year[- ]to[- ]date|ytd|so\s+far\s+(?:this|in\s+the)\s+(?:fiscal\s+)?year|first\s+(?P<half>half)"
+    r"|(?:first\s+)?(?P<n>six|nine|6|9)\s+months)\b",
+    re.I,
 )
 
 

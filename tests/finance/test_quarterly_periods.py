@@ -188,3 +188,22 @@ def test_a_balance_asked_of_a_quarterly_report_is_stated_beside_the_fiscal_year_
     # A flow is the quarter's own; the year to date asked is not compared with the year end.
     [revenue] = requests_in("What was total net sales?", 2023, APPLE_Q2)
     assert revenue.years == [2023] and revenue.aggregate is None
+
+
+CASH_FLOWS = """CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS (Unaudited)
+(In millions)
+Nine Months Ended
+October 29, 2023 October 30, 2022
+Net cash provided by operating activities 16,598 3,902
+"""
+
+
+def test_a_cash_flow_printed_for_the_year_to_date_is_named_for_it_from_the_statement_rows() -> None:
+    from core.finance.compute import compute
+
+    [request] = requests_in("What was cash from operations?", 2024, NVIDIA_Q3)
+    lookup = make_lookup(_sourced(CASH_FLOWS, NVIDIA_Q3))
+    computed = compute(request, lambda operand, year: lookup(operand, year))
+    assert computed.value == 16598 and "9M FY2024" in computed.headline
+    [so_far] = requests_in("What was cash from operations so far this year?", 2024, NVIDIA_Q3)
+    assert so_far.months == 9
