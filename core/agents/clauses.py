@@ -23,7 +23,7 @@ from core.finance.vocabulary import (
     search_terms_for,
 )
 from core.retrieval.routing import mentions_company
-from core.text.periods import LATEST_REPORT_RE, fiscal_years
+from core.text.periods import LATEST_REPORT_RE, YEAR_TO_DATE_RE, fiscal_years
 from core.text.tokens import FRAMING_WORDS, STOPWORDS
 
 _COORD_RE = re.compile(
@@ -224,8 +224,12 @@ def is_outside(clause: str, filings: list[FilingInfo]) -> bool:
         if _mentions(clause, c)
         and not any(mentions_company(c, f.company) or _mentions(f.company, c) for f in filings)
     }
-    # "The latest 10-Q" is a report of the library, not news.
-    if others or TIME_SENSITIVE_RE.search(LATEST_REPORT_RE.sub(" ", clause)):
+    # "The latest 10-Q" is a report of the library, not news; so is "so far this year" asked of a quarterly
+    # report (its year to date).
+    own = LATEST_REPORT_RE.sub(" ", clause)
+    if any(f.fiscal_quarter for f in filings):
+        own = YEAR_TO_DATE_RE.sub(" ", own)
+    if others or TIME_SENSITIVE_RE.search(own):
         return True
     filing_years = [f.fiscal_year for f in filings if f.fiscal_year]
     return bool(filing_years) and any(y > max(filing_years) for y in fiscal_years(clause))

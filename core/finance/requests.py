@@ -736,7 +736,13 @@ def figure_requests(
         return requests
     months = months_asked(question, calendar.quarter)
     quarterly = [
-        replace(r, years=_fiscal_years_meant(r.years, calendar, question), calendar=calendar, months=months)
+        replace(
+            r,
+            years=_fiscal_years_meant(r.years, calendar, question),
+            calendar=calendar,
+            # A balance is at a date: "so far this year" is the length of the flows beside it, not its own.
+            months=None if r.statements == ["balance"] else months,
+        )
         for r in requests
     ]
     return [_since_year_end(r) for r in quarterly]

@@ -420,7 +420,7 @@ class FiscalCalendar:
 
 #: "year to date", "first six months", "first half", "nine months ended": the words that ask for a period
 #: longer than the quarter a quarterly report is about.
-_YEAR_TO_DATE_RE = re.compile(
+YEAR_TO_DATE_RE = re.compile(
     r"\b(?:year[- ]to[- ]date|ytd|so\s+far\s+(?:this|in\s+the)\s+(?:fiscal\s+)?year|first\s+(?P<half>half)"
     r"|(?:first\s+)?(?P<n>six|nine|6|9)\s+months)\b",
     re.I,
@@ -430,7 +430,7 @@ _YEAR_TO_DATE_RE = re.compile(
 def months_asked(text: str, quarter: int | None) -> int | None:
     """The length of the period `text` asks about, in months, when it is longer than one quarter of the
     report's fiscal year ("year to date" in a Q3 report: 9); None for the quarter itself."""
-    m = _YEAR_TO_DATE_RE.search(text)
+    m = YEAR_TO_DATE_RE.search(text)
     if m is None:
         return None
     if m.group("half"):

@@ -207,3 +207,27 @@ def test_a_cash_flow_printed_for_the_year_to_date_is_named_for_it_from_the_state
     assert computed.value == 16598 and "9M FY2024" in computed.headline
     [so_far] = requests_in("What was cash from operations so far this year?", 2024, NVIDIA_Q3)
     assert so_far.months == 9
+
+
+def test_the_year_to_date_asked_is_the_flows_length_never_a_balances() -> None:
+    from core.agents.clauses import is_outside
+    from core.agents.contracts import FilingInfo
+
+    question = "How much inventory did it hold, and what was its cash from operations so far this year?"
+    inventory, cash = requests_in(question, 2024, NVIDIA_Q3)
+    assert (
+        inventory.months is None and inventory.aggregate == "change"
+    )  # at the quarter's end, beside the year end
+    assert cash.months == 9
+    # Asked of a quarterly report, "so far this year" is the report's year to date, not news for the web.
+    quarterly = FilingInfo(
+        filing_id="q",
+        label="NVIDIA 10-Q Q3 FY2024",
+        company="NVIDIA",
+        form="10-Q",
+        fiscal_year=2024,
+        fiscal_quarter=3,
+    )
+    annual = quarterly.model_copy(update={"form": "10-K", "fiscal_quarter": None})
+    assert not is_outside("what was its cash from operations so far this year", [quarterly])
+    assert is_outside("what was its cash from operations so far this year", [annual])
