@@ -750,7 +750,7 @@ def figure_requests(
 
 def _since_year_end(request: FigureRequest) -> FigureRequest:
     """A balance asked of a quarterly report at the quarter's end, stated beside the fiscal year end its
-    balance sheet compares it with ("Inventories were $12,831 million at Q3 FY2022, up 19.1% from $10,776
+    balance sheet compares it with ("Inventories were $12,831 million in Q3 FY2022, up 19.1% from $10,776
     million at the FY2021 year end"): the change since the annual report."""
     if not _plain_item(request) or request.statements != ["balance"] or request.by_part:
         return request
@@ -1087,7 +1087,7 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
     return _with_difference_asked(question, list(unique.values()))
 
 
-#: Two figures set against each other: "How did its operating expenses stack up against its earnings?".
+#: Two figures set against each other: "How did its operating expenses stack up against its net sales?".
 _SET_AGAINST_RE = re.compile(
     r"\b(?:stack(?:s|ed)?\s+up\s+(?:against|to|with)|compar\w*|versus|vs\.?|relative\s+to|measure[sd]?\s+up)\b",
     re.I,
