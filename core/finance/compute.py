@@ -222,7 +222,9 @@ def _named_for_columns_read(request: FigureRequest, inputs: list[Found]) -> Figu
     if request.calendar is None or request.months is not None or len(lengths) != 1:
         return request
     months = lengths.pop()
-    return replace(request, months=months) if months is not None and months > 3 else request
+    # Six or nine months to date; a twelve-month column of a quarterly report trails the quarter, it is no
+    # fiscal year, and its name is not one this calendar writes.
+    return replace(request, months=months) if months is not None and 3 < months < 12 else request
 
 
 def _compute(request: FigureRequest, lookup: Lookup) -> ComputedFigure:
