@@ -128,20 +128,16 @@ def answer_paragraph(
         sentences.append(cited(text, claim.evidence_ids))
     stated_figures = any(claim.evidence_ids for claim, _ in figures)
     sentences = sentences[: PARAGRAPH_SENTENCES - 1]  # room for the filing's words after the figures
-    reason = (
-        _reason(inputs, [claim for claim, _ in figures if claim.evidence_ids])
-        if asks_why(inputs.question)
-        else None
-    )
+    why = asks_why(inputs.question)
+    reason = _reason(inputs, [claim for claim, _ in figures if claim.evidence_ids]) if why else None
     if reason is not None:
         quote = reason.text.strip().rstrip(".")
         sentences.append(cited(f"The filing explains: “{quote}”", reason.evidence_ids))
-    elif asks_why(inputs.question) and stated_figures:
+    elif why and stated_figures:
         sentences.append("No passage the research read explains the change.")
     elif narrative and (not stated_figures or _asks_beyond_figures(inputs.question)):
-        # Also where a why asks after no figure ("what legal proceedings …, and what impact could they
-        # have?"): the filing's own words on the matter, not a change nobody computed.
-        # A part that asks for words, not a figure ("… and what risks does it see?"): the filing's own.
+        # A part that asks for words, not a figure ("… and what risks does it see?"), or a why asked after no
+        # figure ("… and what impact could they have?"): the filing's own words on the matter.
         quote = narrative[0].text.strip().rstrip(".")
         sentences.append(cited(f"The filing states: “{quote}”", narrative[0].evidence_ids))
     return " ".join(sentences)

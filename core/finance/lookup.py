@@ -109,8 +109,8 @@ def make_lookup(rows: Sequence[SourcedRow], facts: Lookup | None = None) -> Look
         if best is None:
             return None
         _, sourced, value = best
-        figure = sourced.row.value_for(year, months)
         column = sourced.row.column_for(year, months)
+        figure = None if column is None else sourced.row.values[column]
         return Found(
             value=value,
             label=sourced.row.label,
