@@ -117,7 +117,8 @@ class FigureRow:
             return False
         # "Equity awards excluded from diluted net income per share": what the row feeds, not what it is; such
         # a label says its own unit, whatever heading it sits under ("Net income per share").
-        if _FEEDS_RE.search(self.label) and _PER_SHARE_WORDS_RE.search(_FEEDS_RE.search(self.label).group()):
+        feeds = _FEEDS_RE.search(self.label)
+        if feeds and _PER_SHARE_WORDS_RE.search(feeds.group()):
             return False
         plain = " ".join(_FEEDS_RE.sub(" ", re.sub(r"\([^)]*\)", " ", t)) for t in (self.group, self.label))
         squashed = re.sub(r"\s+", "", plain).lower()
