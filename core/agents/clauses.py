@@ -6,15 +6,18 @@ from __future__ import annotations
 import re
 
 from core.agents.contracts import FilingInfo
+from core.finance.formula import FormulaError
 from core.finance.question import (
+    DEFINITION_RE,
     IMPERATIVE_RE,
     PRONOUN_RE,
     QUESTION_WORDS,
     TIME_SENSITIVE_RE,
     asks_why,
     clause_texts,
+    strip_instructions,
 )
-from core.finance.requests import unknown_figure_phrases
+from core.finance.requests import figure_requests, unknown_figure_phrases, weighs_two_figures
 from core.finance.vocabulary import (
     item_for,
     line_item_mentions,
@@ -189,6 +192,30 @@ def split_clauses(question: str) -> list[str]:
         else:
             out.append(clause)
     return out or [question.strip()]
+
+
+def clause_asks_only_for_figures(clause: str) -> bool:
+    """True when the clause asks only for figures the vocabulary knows, and not why (a figure in other words
+    may be stated in prose, "how many employees": its passages are searched too)."""
+    if asks_why(clause):
+        return False
+    try:
+        requests = figure_requests(clause, None)
+    except FormulaError:
+        return False
+    return bool(requests) and all(r.line_items or r.defined_in_question for r in requests)
+
+
+def asks_beyond_figures(question: str) -> bool:
+    """A clause of the question asks for something no figure answers (risks, strategy, who, which, why); not
+    one that weighs the question's figures against each other ("Did it earn more than it paid?"), an
+    instruction ("Answer using the cash flow statement") or a definition ("X is defined as …")."""
+    need, _ = strip_instructions(question)
+    return any(
+        not figure_requests(clause) and not weighs_two_figures(clause)
+        for clause in clause_texts(need)
+        if clause.strip() and not DEFINITION_RE.search(clause)
+    )
 
 
 def keywords_for(clause: str, company: str | None) -> list[str]:

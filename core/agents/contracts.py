@@ -111,6 +111,10 @@ class ReflectInput(BaseModel):
     missing: list[str] = Field(
         default_factory=list, description="Calculator inputs not found, e.g. 'total assets for FY2018'."
     )
+    reads_on: bool = Field(default=False, description="The step read on from earlier passages.")
+    looks_up_figures: bool = Field(
+        default=False, description="The step fetched statement rows to compute from."
+    )
 
 
 class PolicyInput(BaseModel):
@@ -145,6 +149,7 @@ class StepDigest(BaseModel):
     evidence_note: str | None = None
     note: ResearchNote | None = None
     route_note: str | None = None  # which filings the search was narrowed to, and why
+    reads_on: bool = False  # read the passages after an earlier step's best hits (no search)
 
 
 class WriterInput(BaseModel):

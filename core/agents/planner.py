@@ -8,6 +8,7 @@ from dataclasses import replace
 from core.agents.base import AgentDeps
 from core.agents.clauses import (
     as_question,
+    clause_asks_only_for_figures,
     is_outside,
     keywords_for,
     resolve_pronouns,
@@ -17,7 +18,7 @@ from core.agents.contracts import DraftStep, FilingInfo, PlanDraft, PlannerInput
 from core.agents.plan_tools import FIGURE_REASON, finalise_plan
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.formula import FormulaError, operands, parse_formula
-from core.finance.question import asks_why, strip_instructions, unit_asked
+from core.finance.question import DEFINITION_RE, strip_instructions, unit_asked
 from core.finance.requests import FigureRequest, figure_requests
 from core.finance.vocabulary import STATEMENTS, LineItem, item_for
 from core.models import Plan
@@ -94,9 +95,6 @@ def _within_room(figure_steps: list[DraftStep], others: list[DraftStep], max_ste
     return (figure_steps + others)[:room] if len(figure_steps) < room else figure_steps[:room]
 
 
-_DEFINITION_RE = re.compile(r"\b(defined|define|calculated|computed) as\b", re.I)
-
-
 _EACH_RE = re.compile(r"\b(each of them|each|both|either|they|them)\b", re.I)
 
 
@@ -111,16 +109,6 @@ def _without_company(text: str, company: str) -> str:
             flags=re.I,
         )
     return text
-
-
-def _asks_for_figures(clause: str) -> bool:
-    """True when the clause asks only for figures the vocabulary knows (a figure in other words may be stated
-    in prose, "how many employees": its passages are searched too)."""
-    try:
-        requests = figure_requests(clause, None)
-    except FormulaError:
-        return False
-    return bool(requests) and all(r.line_items or r.defined_in_question for r in requests)
 
 
 def _short_name(filing: FilingInfo) -> str:
@@ -258,7 +246,7 @@ def _narrative_steps(
     latest = max((f.fiscal_year for f in filings if f.fiscal_year), default=None)
     years = [y for y in fiscal_years(need) if latest is None or y <= latest]
     for clause in split_clauses(need):
-        if _DEFINITION_RE.search(clause):
+        if DEFINITION_RE.search(clause):
             continue  # "X is defined as ..." tells the calculator how, it is nothing to search for
         if is_outside(clause, filings):
             steps.append(
@@ -267,7 +255,7 @@ def _narrative_steps(
                 )
             )
             continue
-        if has_figures and not asks_why(clause) and _asks_for_figures(clause):
+        if has_figures and clause_asks_only_for_figures(clause):
             continue  # the figure steps answer it
         if years and not fiscal_years(clause):
             # The question's period holds for each of its parts: "... in fiscal 2023, and how many employees".

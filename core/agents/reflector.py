@@ -10,6 +10,7 @@ from core.agents.structured import structured_call
 from core.finance.vocabulary import STATEMENTS, line_item_for, line_items_in
 from core.models import Gap, ResearchNote
 from core.prompts import REFLECTOR_HUMAN, REFLECTOR_SYSTEM
+from core.text.markdown_table import is_table_line
 from core.text.periods import YEAR, fiscal_years
 from core.text.tokens import content_terms
 
@@ -86,6 +87,10 @@ def _short(text: str, limit: int = 220) -> str:
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 
+#: How the gap of a calculator input the evidence lacks ends ("total assets for FY2018 not found").
+FIGURE_NOT_FOUND = " not found"
+
+
 def evidence_gaps(inputs: ReflectInput) -> list[Gap]:
     """What a follow-up search should look for after this step: each calculator input that was not found
     (searched across the whole filing under the line item's own wording), or, when an Item-filtered search
@@ -99,7 +104,7 @@ def evidence_gaps(inputs: ReflectInput) -> list[Gap]:
         statement = STATEMENTS[item.statement].search_terms if item else ""
         gaps.append(
             Gap(
-                description=f"{missing} not found",
+                description=f"{missing}{FIGURE_NOT_FOUND}",
                 query=f"{company}{name} {year} {statement}".strip(),
                 document_section=None,
                 filing_id=inputs.filing_id,
@@ -117,6 +122,38 @@ def evidence_gaps(inputs: ReflectInput) -> list[Gap]:
             )
         )
     return gaps
+
+
+#: Best passages of a step whose continuation a read-on follow-up reads.
+READ_ON_HITS = 2
+
+
+def read_on_gap(inputs: ReflectInput) -> Gap | None:
+    """After a passage search (not a figure lookup, not itself a read-on), a follow-up that reads what
+    follows the prose passages the step's claims came from: a legal matter, a risk or an explanation often
+    runs on past the passage the search found, into passages that share none of the question's words."""
+    if inputs.tool != "search_10k" or inputs.reads_on or inputs.looks_up_figures:
+        return None
+    by_id = {ev.evidence_id: ev for ev in inputs.evidence}
+    # The passages the step's claims were drawn from, best claim first: what the step found relevant.
+    cited = dict.fromkeys(i for card in inputs.cards for i in card.evidence_ids if i in by_id)
+    hits = [by_id[i] for i in cited if by_id[i].chunk_id and not _is_table(by_id[i].text)][:READ_ON_HITS]
+    if not hits:
+        return None
+    where = "; ".join(f"p. {ev.page}, {ev.section}" if ev.section else f"p. {ev.page}" for ev in hits)
+    return Gap(
+        description=f"what follows the best passages ({where})",
+        query=inputs.sub_question,
+        document_section=None,
+        filing_id=inputs.filing_id,
+        keywords=inputs.keywords,
+        reads_on_from=[ev.chunk_id for ev in hits if ev.chunk_id],
+    )
+
+
+def _is_table(text: str) -> bool:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and sum(is_table_line(line) for line in lines) * 2 >= len(lines)
 
 
 def offline_reflect(inputs: ReflectInput, deps: AgentDeps) -> ResearchNote:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from core.agents.base import AgentDeps
+from core.agents.clauses import asks_beyond_figures
 from core.agents.contracts import (
     DraftClaim,
     DraftTable,
@@ -17,14 +18,21 @@ from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.arithmetic import CalculationError, figure_value, growth_rate
 from core.finance.compute import verb_for, yes_or_no
-from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no, clause_texts
-from core.finance.requests import figure_requests, weighs_two_figures
+from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no
+from core.finance.requests import weighs_two_figures
 from core.models import EVIDENCE_ID_RE, Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.text.figures import find_figures, unsupported_figures
 from core.text.tokens import content_terms
 
 MAX_CLAIMS_PER_STEP = 4
+#: What a read-on step adds under its own heading: its best new points, not everything the passages say.
+READ_ON_CLAIMS = 2
+
+
+def step_heading(step: StepDigest) -> str:
+    """A step's heading in the answer: its number and sub-question ("3. Read on: …" after a read-on)."""
+    return f"{step.index + 1}. {'Read on: ' if step.reads_on else ''}{step.sub_question}"
 
 
 def describe_search(step: StepDigest, filings: str) -> str:
@@ -34,6 +42,8 @@ def describe_search(step: StepDigest, filings: str) -> str:
         return f"No web evidence: {note}. Query: “{step.query}”."
     if step.tool == "calculator":
         return f"No calculation was possible: {step.evidence_note or 'the figures were not found'}."
+    if step.reads_on:
+        return f"Nothing new to read on: {step.evidence_note or 'no passage followed the best hits'}."
     where = step.document_section or "all Items"
     strategy = f"{step.strategy} retrieval" if step.strategy else "retrieval"
     scope = "" if step.route_note else f" of {filings}"
@@ -94,7 +104,7 @@ def figure_answers(inputs: WriterInput) -> list[DraftClaim]:
 
 #: A sentence that gives a reason ("driven by", "due to", "reflecting", "as a result of").
 _BECAUSE_RE = re.compile(
-    r"\b(?:driven|due to|primarily (?:by|from|as)|reflect\w*|as a result of|attributable to|because|offset by"
+    r"\b(?:driven|due (?:\w+ )?to|primarily (?:by|from|as)|reflect\w*|as a result of|attributable to|because|offset by"
     r"|result(?:ed|ing)? from)\b",
     re.I,
 )
@@ -135,7 +145,7 @@ def answer_paragraph(
         sentences.append(cited(f"The filing explains: “{quote}”", reason.evidence_ids))
     elif why and stated_figures:
         sentences.append("No passage the research read explains the change.")
-    elif narrative and (not stated_figures or _asks_beyond_figures(inputs.question)):
+    elif narrative and (not stated_figures or asks_beyond_figures(inputs.question)):
         # A part that asks for words, not a figure ("… and what risks does it see?"), or a why asked after no
         # figure ("… and what impact could they have?"): the filing's own words on the matter.
         quote = narrative[0].text.strip().rstrip(".")
@@ -234,16 +244,6 @@ def _change(group: list[tuple[DraftClaim, re.Match[str]]]) -> str:
     if round(rate, 1) == 0:
         return ""  # no move is not a change
     return f"{span} {'rose' if rate > 0 else 'fell'} {abs(rate):.1f}%"
-
-
-def _asks_beyond_figures(question: str) -> bool:
-    """A clause of the question asks for something no figure answers (risks, strategy, who, which); not one
-    that weighs the question's figures against each other ("Did it earn more than it paid?")."""
-    return any(
-        not figure_requests(clause) and not weighs_two_figures(clause)
-        for clause in clause_texts(question)
-        if clause.strip()
-    )
 
 
 def _reason(inputs: WriterInput, figures: list[DraftClaim]) -> DraftClaim | None:
@@ -367,7 +367,7 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
                         evidence_ids=[card.evidence_ids[0], *card.contradicting_evidence_ids[:1]],
                     )
                 )
-            if len(claims) >= MAX_CLAIMS_PER_STEP:
+            if len(claims) >= (READ_ON_CLAIMS if step.reads_on else MAX_CLAIMS_PER_STEP):
                 break
         stated_before = sorted(
             {
@@ -385,9 +385,7 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
         if claims and step.note and step.note.open_questions:
             # Say what the passages did not cover rather than let the cited ones imply it.
             gap = "Open: " + "; ".join(step.note.open_questions)
-        sections.append(
-            ReportSection(heading=f"{step.index + 1}. {step.sub_question}", claims=claims, gap=gap)
-        )
+        sections.append(ReportSection(heading=step_heading(step), claims=claims, gap=gap))
     missing = len(inputs.steps) - answered
     computed = _figures(inputs)
     figures = [claim for claim, _ in computed]
@@ -520,11 +518,7 @@ def llm_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
     # Steps that found nothing must say what was searched, whatever the model wrote.
     for step in inputs.steps:
         if not step.evidence:
-            sections.append(
-                ReportSection(
-                    heading=f"{step.index + 1}. {step.sub_question}", gap=describe_search(step, filings)
-                )
-            )
+            sections.append(ReportSection(heading=step_heading(step), gap=describe_search(step, filings)))
     # Figures the calculator computed (with cited inputs) lead the answer when the model stated none.
     answer = draft.answer or [f for f in figure_answers(inputs) if f.evidence_ids]
     return ReportDraft(

@@ -66,6 +66,20 @@ class Operand:
             return None
         return Operand(self.phrase, item, self.years, self.mode, m.group(1).strip())
 
+    def named_part(self) -> tuple[str, LineItem] | None:
+        """This operand's phrase as a part, in any words, of a line item the vocabulary knows that ends it
+        ("online retail services revenue": the part "online retail services" of revenue), or None when the
+        phrase is a known line item itself or ends in none. Which row the part is, is for the filing's own
+        breakdown of the item to say (by meaning: the filing may call it "Online stores")."""
+        if self.item is not None or self.qualifier:
+            return None
+        words = self.phrase.split()
+        for start in range(1, len(words)):
+            item = line_item_named(" ".join(words[start:]))
+            if item is not None:
+                return " ".join(words[:start]), item
+        return None
+
 
 #: Capitalised words (with "&" between them) that open a phrase: "Graphics ", "Compute & Networking ".
 _OPENING_NAME_RE = re.compile(r"((?:[A-Z][\w.+-]*|&)(?:\s+(?:[A-Z][\w.+-]*|&))*)\s+(?=[a-z])")

@@ -117,6 +117,10 @@ _SPLIT_RE = re.compile(
 _LEADING_JUNK_RE = re.compile(r"^(?:\s|,|and\b|then\b|also\b|finally\b|next\b|first\b|second\b)+", re.I)
 
 
+#: A clause that says how a figure is computed ("X is defined as …"): nothing to search for or answer.
+DEFINITION_RE = re.compile(r"\b(defined|define|calculated|computed) as\b", re.I)
+
+
 def clause_texts(question: str) -> list[str]:
     """The question's clauses as written: split on ';', '?', 'then', and ', and how/what/…'; a preamble
     naming the filing ("From the 10-K, …") dropped."""

@@ -512,8 +512,10 @@ def _share_request(
     product line, any figure by its words, or the figure asked just before) over the whole."""
     whole = ask.whole
     if whole is None:  # a share of the figure asked just before
-        named = referent.line_items or (line_items_in(referent.formula) if referent else [])
-        if referent is None or len(named) != 1 or ask.part is None:
+        if referent is None or ask.part is None:
+            return None
+        named = referent.line_items or line_items_in(referent.formula)
+        if len(named) != 1:
             return None
         whole = named[0]
     if ask.part is None:

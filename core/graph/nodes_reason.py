@@ -6,8 +6,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from core.agents.clauses import asks_beyond_figures
 from core.agents.contracts import DistilInput, PolicyInput, ReflectInput, StepDigest
-from core.agents.reflector import evidence_gaps
+from core.agents.plan_tools import FIGURE_REASON
+from core.agents.reflector import FIGURE_NOT_FOUND, evidence_gaps, read_on_gap
+from core.finance.question import asks_why
 from core.graph.answering import compose_answer
 from core.graph.deps import ResearchDeps
 from core.graph.node_support import (
@@ -22,9 +25,10 @@ from core.graph.node_support import (
     steps_update,
 )
 from core.graph.nodes_plan import filing_infos
+from core.graph.nodes_step import unread_passages_after
 from core.graph.plan_growth import add_follow_ups, handled_gaps
 from core.graph.state import ResearchState
-from core.models import PolicyDecision
+from core.models import PolicyDecision, StepRecord
 from core.retrieval.routing import company_forms
 from core.text.sentences import jaccard
 from core.text.tokens import content_terms
@@ -60,6 +64,15 @@ def distil_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     return steps_update(runtime, state, adeps, "distil_evidence", steps)
 
 
+def _looks_up_figures(rec: StepRecord) -> bool:
+    """A step after figures only: the planner's statement lookups, reflection's search for a calculator input
+    not found, or a question that asks for figures and nothing else (not why they changed)."""
+    reason = rec.reason or ""
+    if reason.startswith(FIGURE_REASON) or (rec.origin == "reflection" and reason.endswith(FIGURE_NOT_FOUND)):
+        return True
+    return not (asks_why(rec.sub_question) or asks_beyond_figures(rec.sub_question))
+
+
 @instrumented
 def reflect_on_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """The step's research note: confirmed facts, open questions, conflicts."""
@@ -78,12 +91,19 @@ def reflect_on_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
         filing_id=rec.filing_id,
         company=company_forms(infos[0].company)[0] if infos and company_forms(infos[0].company) else None,
         missing=rec.missing,
+        reads_on=bool(rec.reads_on_from),
+        looks_up_figures=_looks_up_figures(rec),
     )
     note = deps.agents.reflect(inputs, adeps)
-    # Gaps the evidence itself shows (a calculator input not found, an empty Item) are followed up
-    # whichever engine wrote the note.
+    # Gaps the evidence itself shows (a calculator input not found, an empty Item, a passage that runs on)
+    # are followed up whichever engine wrote the note.
     known = {g.description for g in note.gaps}
-    structural = [g for g in evidence_gaps(inputs) if g.description not in known]
+    read_on = read_on_gap(inputs)
+    if read_on is not None and not unread_passages_after(deps, read_on.reads_on_from, steps[: index + 1]):
+        read_on = None  # nothing follows the best passages that the run has not read (or no catalog)
+    structural = [
+        g for g in [*evidence_gaps(inputs), *([read_on] if read_on else [])] if g.description not in known
+    ]
     if structural:
         note = note.model_copy(update={"gaps": [*note.gaps, *structural]})
     steps[index] = rec.model_copy(update={"note": note})
@@ -165,6 +185,7 @@ def _digests(state: ResearchState) -> list[StepDigest]:
             evidence_note=s.evidence_note,
             note=s.note,
             route_note=s.route_note,
+            reads_on=bool(s.reads_on_from),
         )
         for s in load_steps(state)
     ]

@@ -27,6 +27,7 @@ from core.graph.state import ResearchState
 from core.models import (
     ANCHOR_TOP_N,
     CandidateRef,
+    Chunk,
     Evidence,
     Fallback,
     ScoredChunk,
@@ -60,8 +61,9 @@ def rewrite_query(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[
     previous = steps[index] if index < len(steps) else None
     earlier = steps[:index]
     adeps = deps.agent_deps(index)
-    if step.tool == "calculator" or step.is_anchor:
-        # The anchor searches the question exactly as asked, like one plain search would.
+    if step.tool == "calculator" or step.is_anchor or step.reads_on_from:
+        # The anchor searches the question exactly as asked, like one plain search would; a read-on step
+        # does not search, its question ranks the passages it reads.
         query = step.sub_question
     else:
         out = deps.agents.rewrite(
@@ -87,6 +89,7 @@ def rewrite_query(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[
         keywords=step.keywords,
         origin=step.origin,
         reason=step.reason,
+        reads_on_from=step.reads_on_from,
         rewritten_query=query,
         strategy_override=previous.strategy_override if previous else None,
         attempt=(previous.attempt + 1) if previous else 1,
@@ -101,6 +104,15 @@ def choose_strategy(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     deps = runtime.context
     index, steps, rec = current_record(state)
     adeps = deps.agent_deps(index)
+    if rec.reads_on_from:
+        # Nothing to choose: the step reads the passages that follow earlier hits.
+        steps[index] = rec.model_copy(
+            update={"justification": READ_ON_NOTE, "decided_by": "offline", "strategy": None}
+        )
+        emit(
+            runtime, state, "strategy_chosen", node="choose_strategy", step_index=index, message=READ_ON_NOTE
+        )
+        return {"steps": dump_steps(steps)}
     if rec.strategy_override:
         decision = StrategyDecision(
             strategy=rec.strategy_override,  # type: ignore[arg-type]
@@ -144,6 +156,9 @@ def retrieve_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> d
     filings = [rec.filing_id] if rec.filing_id else (list(state.get("filing_ids") or []) or None)
     update: dict[str, Any] = {}
     try:
+        if rec.reads_on_from:
+            steps[index] = _read_on(deps, rec, load_steps(state)[:index])
+            return {"steps": dump_steps(steps), **update}
         if deps.retriever is None:
             raise RuntimeError("no retriever configured")
         result = deps.retriever.search(
@@ -183,6 +198,47 @@ def retrieve_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> d
     return {"steps": dump_steps(steps), **update}
 
 
+#: Passages a read-on step reads after each passage it starts from.
+READ_ON_PASSAGES = 3
+READ_ON_NOTE = "No search: the step reads the passages that follow the best hits of an earlier step."
+
+
+def unread_passages_after(deps: ResearchDeps, chunk_ids: list[str], earlier: list[StepRecord]) -> list[Chunk]:
+    """The passages that follow each of `chunk_ids` in the same filing and section (a few each), in reading
+    order, that no step in `earlier` has as evidence; none without a catalog."""
+    catalog = getattr(deps.store, "catalog", None)
+    if catalog is None:
+        return []
+    seen = {ev.chunk_id for s in earlier for ev in s.evidence if ev.chunk_id}
+    passages: list[Chunk] = []
+    for start in catalog.get_chunks(chunk_ids):
+        for chunk in catalog.following_chunks(start, READ_ON_PASSAGES):
+            if chunk.chunk_id not in seen:
+                seen.add(chunk.chunk_id)
+                passages.append(chunk)
+    return passages
+
+
+def _read_on(deps: ResearchDeps, rec: StepRecord, earlier: list[StepRecord]) -> StepRecord:
+    """The step with the unread passages after its starting passages as its pool, in reading order."""
+    if getattr(deps.store, "catalog", None) is None:
+        raise RuntimeError("no catalog to read passages from")
+    passages = unread_passages_after(deps, rec.reads_on_from, earlier)
+    pool = [ScoredChunk(chunk=chunk, score=1.0 / rank) for rank, chunk in enumerate(passages, start=1)]
+    return rec.model_copy(
+        update={
+            "pool": pool,
+            "candidates": [
+                CandidateRef(
+                    chunk_id=c.chunk.chunk_id, section=c.chunk.section, page=c.chunk.page, score=c.score
+                )
+                for c in pool
+            ],
+            "evidence_note": None if pool else "the passages after the best hits were read already",
+        }
+    )
+
+
 def _evidence(index: int, chunks: list[ScoredChunk], labels: dict[str, str]) -> list[Evidence]:
     return [
         Evidence(
@@ -214,6 +270,8 @@ def rerank_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     deps = runtime.context
     index, steps, rec = current_record(state)
     top_n = max(deps.settings.top_n, ANCHOR_TOP_N) if rec.origin == "anchor" else deps.settings.top_n
+    if rec.reads_on_from:
+        top_n = max(top_n, len(rec.pool))  # a read-on step keeps every passage it read
     fallbacks: list[Fallback] = []
     chunks: list[ScoredChunk] = []
     candidates = rec.candidates

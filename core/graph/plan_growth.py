@@ -36,6 +36,7 @@ def add_follow_ups(
             filing_id=gap.filing_id or record.filing_id,
             origin="reflection",
             reason=REFLECTION_PREFIX + gap.description,
+            reads_on_from=gap.reads_on_from,
         )
         for gap in gaps
     ]

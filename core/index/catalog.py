@@ -178,6 +178,17 @@ class Catalog:
         )
         return [Chunk.model_validate_json(r[0]) for r in rows]
 
+    def following_chunks(self, chunk: Chunk, count: int) -> list[Chunk]:
+        """Up to `count` chunks that follow `chunk` in its filing, in order, while they stay in its section."""
+        rows = self._query(
+            "SELECT record FROM chunks WHERE filing_id = ? AND section = ? AND chunk_index > ? "
+            "ORDER BY chunk_index LIMIT ?",
+            (chunk.filing_id, chunk.section, chunk.chunk_index, count),
+        )
+        following = [Chunk.model_validate_json(r[0]) for r in rows]
+        # Stop at a gap: a later chunk of the same section after another section's is not a continuation.
+        return [c for i, c in enumerate(following) if c.chunk_index == chunk.chunk_index + 1 + i]
+
     def chunk_ids(self, filing_ids: list[str] | None = None, section: str | None = None) -> list[str]:
         """Ids of the chunks matching the filters (None = no filter)."""
         sql, params = "SELECT chunk_id FROM chunks WHERE 1=1", []

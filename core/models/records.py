@@ -75,6 +75,7 @@ class StepRecord(BaseModel):
     keywords: list[str] = Field(default_factory=list)
     origin: StepOrigin = "planner"
     reason: str | None = None
+    reads_on_from: list[str] = Field(default_factory=list, description="See PlanStep.reads_on_from.")
     rewritten_query: str = ""
     strategy: str | None = None
     justification: str = ""

@@ -32,6 +32,10 @@ class PlanStep(BaseModel):
     filing_id: str | None = None
     origin: StepOrigin = "planner"
     reason: str | None = Field(default=None, description="Why the step is there, e.g. the gap it fills.")
+    reads_on_from: list[str] = Field(
+        default_factory=list,
+        description="Passages (chunk ids) whose continuation the step reads instead of searching.",
+    )
 
     @property
     def is_anchor(self) -> bool:
@@ -110,6 +114,10 @@ class Gap(BaseModel):
     document_section: str | None = Field(default=None, description="10-K Item to search, or null for all.")
     filing_id: str | None = None
     keywords: list[str] = Field(default_factory=list)
+    reads_on_from: list[str] = Field(
+        default_factory=list,
+        description="Passages (chunk ids) to read on from: the follow-up reads what follows them, no search.",
+    )
 
 
 class ResearchNote(BaseModel):

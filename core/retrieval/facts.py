@@ -38,6 +38,10 @@ from core.text.tokens import content_terms
 _MEANING, _WORDS = 0.5, 0.5
 #: A phrase the lexicon does not know is answered only by a fact at least this close.
 MIN_SCORE = 0.55
+#: A part named in other words than the filing's ("online retail services" for "Online stores") is read as
+#: the row of the item's breakdown at least this close in meaning (MiniLM cosine), and this much closer
+#: than any other row (else the words do not say which part: "cloud services" for two rows so named).
+PART_NAME_MIN, PART_NAME_MARGIN = 0.6, 0.1
 _PERCENT_ASKED_RE = re.compile(r"%|\bpercent|\bmargins?\b|\brates?\b|\bratio\b", re.I)
 _BALANCE_RE = re.compile(r"\b(?:balance|at (?:the )?(?:end|close)|year[- ]end|as of|outstanding)\b", re.I)
 _CASH_RE = re.compile(
@@ -496,7 +500,43 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
             found = find(part, year, months, accept=lambda fact: _part_row(index, fact, item))
             if found is not None:
                 return found
+        named = operand.named_part()
+        if named is not None:
+            found = part_by_meaning(*named, year, months)
+            if found is not None:
+                return found
         return find(operand, year, months)
+
+    def part_by_meaning(words: str, item: LineItem, year: int, months: int | None) -> Found | None:
+        """The row of the filing's own breakdown of `item` (rows that add up to it) that `words` name by
+        meaning ("online retail services": "Online stores"), when one row is clearly the closest."""
+        wanted = np.asarray(index._embed_query(words), dtype=np.float32)
+        for filing_id in filing_ids:
+            rows = index.parts(item, filing_id, year, months, words)[:-1]  # the parts, not their total
+            if not rows:
+                continue
+            ranked = sorted(
+                ((index._closeness(wanted, name), fact, value) for name, fact, value in rows),
+                key=lambda r: -r[0],
+            )
+            closeness, fact, value = ranked[0]
+            runner_up = ranked[1][0] if len(ranked) > 1 else 0.0
+            if closeness < PART_NAME_MIN or closeness - runner_up < PART_NAME_MARGIN or value.number is None:
+                return None
+            chunks = index.catalog.get_chunks([fact.chunk_id])
+            if not chunks:
+                return None
+            return Found(
+                value=value.number,
+                label=fact.label,
+                year=year,
+                source=FactSource(chunks[0], fact.text, fact),
+                scale=None if value.percent else fact.scale_of(value),
+                percent=value.percent,
+                caveat=fact.mismatch,
+                months=value.months,
+            )
+        return None
 
     def find(
         operand: Operand, year: int, months: int | None, accept: Callable[[Fact], bool] | None = None

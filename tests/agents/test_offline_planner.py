@@ -128,3 +128,20 @@ def test_the_company_named_with_a_possessive_keeps_what_it_owns():
         "Gross margin % on the company's Services?"
     )
     assert _without_company("How much did Apple spend?", "Apple Inc.") == "How much did the company spend?"
+
+
+def test_a_question_asks_beyond_figures_only_with_a_clause_no_figure_answers():
+    from core.agents.clauses import asks_beyond_figures
+
+    assert asks_beyond_figures("What risks does Apple see for its App Store?")
+    assert asks_beyond_figures("How much did NVIDIA spend on R&D in fiscal 2024 and what drove the increase?")
+    # An instruction or a definition asks for nothing; figures weighed against each other are figures.
+    assert not asks_beyond_figures(
+        "What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response to the "
+        "question by relying on the details shown in the cash flow statement."
+    )
+    assert not asks_beyond_figures(
+        "What is the FY2019 fixed asset turnover ratio for Activision Blizzard? Fixed asset turnover ratio is "
+        "defined as: FY2019 revenue / (average PP&E between FY2018 and FY2019)."
+    )
+    assert not asks_beyond_figures("Goodwill on Uber's balance sheet at year-end 2021, in USD millions?")

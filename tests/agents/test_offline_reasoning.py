@@ -545,3 +545,34 @@ def test_an_impact_asked_of_a_matter_with_no_figure_gets_the_filings_words_not_a
     question = "What legal proceedings were disclosed, and what impact could they have?"
     draft = offline_write(WriterInput(question=question, steps=[anchor]), DEPS)
     assert draft.summary.startswith("The filing states:") and "explains the change" not in draft.summary
+
+
+def test_a_reason_worded_due_primarily_to_is_the_explanation_quoted() -> None:
+    """ "due primarily to" gives a reason as "due to" does; a definition that merely names the figure ("consists
+    of net sales … directly attributable to the segment") names fewer of its words and is not chosen."""
+    definition = _ev(
+        "S1-E1",
+        "Operating income for each segment consists of net sales to third parties, related cost of sales, and "
+        "operating expenses directly attributable to the segment.",
+    )
+    reason = _ev(
+        "S1-E2",
+        "Greater China net sales decreased during 2024 compared to 2023 due primarily to lower net sales of "
+        "iPhone and iPad.",
+    )
+    step = StepDigest(
+        index=0,
+        sub_question="Why did Greater China sales fall in fiscal 2024?",
+        tool="search_10k",
+        origin="anchor",
+        query="Greater China sales fall",
+        cards=[
+            KnowledgeCard(claim=e.text, evidence_ids=[e.evidence_id], confidence=0.9)
+            for e in (definition, reason)
+        ],
+        evidence=[definition, reason],
+    )
+    draft = offline_write(
+        WriterInput(question="Why did Greater China sales fall in fiscal 2024?", steps=[step]), DEPS
+    )
+    assert draft.summary.startswith("The filing explains: “Greater China net sales decreased"), draft.summary

@@ -9,7 +9,7 @@ from core.agents.reflector import offline_reflect
 from core.agents.rewriter import offline_rewrite
 from core.config import Settings
 from core.graph.answering import evidence_pool
-from core.models import Evidence, Gap, ResearchNote
+from core.models import Evidence, Gap, KnowledgeCard, ResearchNote
 
 DEPS = AgentDeps(settings=Settings())
 
@@ -121,3 +121,45 @@ def test_units_and_currencies_are_not_missing_topics():
     # What the question asks a filing to have done is no topic either: filings "expect", they do not
     # "forecast".
     assert missing_keywords(["forecasting", "expected", "capex"], text) == []
+
+
+def _passage(n: int, text: str, page: int = 40) -> Evidence:
+    return Evidence(evidence_id=f"S1-E{n}", text=text, chunk_id=f"f1-{n:05d}", page=page, section="Item 8")
+
+
+def test_a_prose_search_is_followed_by_reading_on_from_its_best_passages():
+    """What a legal matter or a risk says next is often in the passage after the one the search found."""
+    from core.agents.reflector import read_on_gap
+
+    table = "| | 2023 | 2022 |\n|---|---|---|\n| Litigation accrual | 12 | 10 |"
+    inputs = ReflectInput(
+        sub_question="Where does the securities class action stand?",
+        keywords=["securities", "class action"],
+        filing_id="f1",
+        evidence=[
+            _passage(1, table),
+            _passage(2, "The plaintiffs in the putative securities class action filed an amended complaint."),
+            _passage(3, "Plaintiffs also alleged that the executives violated Section 20(a).", page=41),
+            _passage(4, "The derivative lawsuits remain stayed."),
+        ],
+    )
+    cards = [
+        KnowledgeCard(claim="Litigation accrual: 12", evidence_ids=["S1-E1"], confidence=0.9),
+        KnowledgeCard(claim="Plaintiffs also alleged a violation.", evidence_ids=["S1-E3"], confidence=0.8),
+        KnowledgeCard(
+            claim="An amended complaint was filed.", evidence_ids=["S1-E2", "S1-E3"], confidence=0.7
+        ),
+    ]
+    # Only passages the step drew claims from are read on from: nothing without claims.
+    assert read_on_gap(inputs) is None
+    inputs = inputs.model_copy(update={"cards": cards})
+    gap = read_on_gap(inputs)
+    # The prose passages of the best claims, in the claims' order, not the table; the question stays the step's.
+    assert gap is not None and gap.reads_on_from == ["f1-00003", "f1-00002"]
+    assert gap.query == inputs.sub_question and gap.keywords == inputs.keywords and gap.filing_id == "f1"
+    assert "p. 40" in gap.description and "p. 41" in gap.description
+    # Not after a read-on (no chains), a figure lookup, a calculation, or a step that found nothing.
+    assert read_on_gap(inputs.model_copy(update={"reads_on": True})) is None
+    assert read_on_gap(inputs.model_copy(update={"looks_up_figures": True})) is None
+    assert read_on_gap(inputs.model_copy(update={"tool": "calculator"})) is None
+    assert read_on_gap(inputs.model_copy(update={"evidence": [_passage(1, table)]})) is None

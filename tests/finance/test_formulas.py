@@ -337,6 +337,11 @@ def test_a_share_is_read_with_its_part_and_its_whole(question, expected):
     assert [(r.name, r.formula) for r in figure_requests(question, 2023)] == expected
 
 
+def test_a_share_of_it_with_no_figure_before_is_no_request():
+    # A clause read alone ("how much of it came from Delivery"): "it" refers to nothing in it.
+    assert figure_requests("how much of it came from Delivery") == []
+
+
 def test_a_share_is_not_read_where_none_is_asked():
     # A yes-or-no threshold, a whole that is the figure itself, and the same share in other words.
     assert (

@@ -103,6 +103,31 @@ def test_nvidia_quality_question(nvda_index) -> None:
 
 
 @pytest.mark.slow
+def test_a_narrative_search_reads_on_past_the_passages_it_found(sample_index) -> None:
+    """After a prose search, reflection adds a step that reads the passages following the best hits in the
+    same section (they may share no word with the question); it searches nothing and repeats nothing."""
+    data_dir, filing_id = sample_index
+    runner, settings = _runner(data_dir)
+    record = runner.approve_plan(
+        runner.start("What competition risks does Northwind face?", [filing_id]).run_id
+    )
+    assert record.status == "finished", record.error
+    read_on = next(s for s in record.steps if s.reads_on_from)
+    assert read_on.origin == "reflection" and read_on.strategy is None and read_on.evidence
+    catalog = Catalog(settings.catalog_path)
+    starts = catalog.get_chunks(read_on.reads_on_from)
+    before = {e.chunk_id for s in record.steps[: read_on.index] for e in s.evidence}
+    assert set(read_on.reads_on_from) <= before
+    for chunk in catalog.get_chunks([e.chunk_id for e in read_on.evidence]):
+        assert chunk.chunk_id not in before
+        assert any(
+            chunk.section == s.section and 0 < chunk.chunk_index - s.chunk_index <= 3 for s in starts
+        ), chunk.chunk_id
+    _check_citations(record, settings)
+    runner.close()
+
+
+@pytest.mark.slow
 def test_reflection_follow_up_finds_what_the_first_search_missed(sample_index) -> None:
     """Where the calculator reads only the pages the research found (a filing indexed before its table rows
     were kept as facts), an input the planned search did not reach becomes a follow-up search of the whole
@@ -133,10 +158,13 @@ def test_reflection_follow_up_finds_what_the_first_search_missed(sample_index) -
     )
     record = runner.approve_plan(record.run_id, plan)
     record = runner.continue_run(record.run_id)  # past the search step
-    assert record.status == "paused_after_step" and len(record.steps) == 2
-    calc = record.steps[1]
+    # Reflection reads on past the search's best passages first (a step of its own), then the calculator.
+    assert record.status == "paused_after_step" and record.steps[1].reads_on_from
+    record = runner.continue_run(record.run_id)
+    assert record.status == "paused_after_step" and len(record.steps) == 3
+    calc = record.steps[2]
     assert calc.missing == ["Fleet Software gross margin for FY2025"] and not calc.cards
-    added = [s for s in record.plan.steps if s.origin == "reflection"]
+    added = [s for s in record.plan.steps if s.origin == "reflection" and not s.reads_on_from]
     assert [s.reason for s in added] == [
         "added by reflection: Fleet Software gross margin for FY2025 not found",
         "re-run after the follow-up searches",
@@ -150,7 +178,7 @@ def test_reflection_follow_up_finds_what_the_first_search_missed(sample_index) -
     while record.status == "paused_after_step":
         record = runner.continue_run(record.run_id)
     assert record.status == "finished", record.error
-    follow_up, rerun = record.steps[2], record.steps[3]
+    follow_up, rerun = record.steps[3], record.steps[4]
     assert follow_up.keywords == ["gross margin by segment"] and follow_up.origin == "reflection"
     assert any(e.section == "Item 7" for e in follow_up.evidence)
     assert rerun.cards and "81.0%" in rerun.cards[0].claim and rerun.missing == []

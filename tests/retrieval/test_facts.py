@@ -250,12 +250,12 @@ Information on reportable segments is as follows (in millions):
 | Total net sales | $ 4,300 | $ 3,700 |"""
 
 
-def test_the_parts_asked_for_choose_the_table_by_what_the_filing_says_it_is(tmp_path):
-    from core.finance.vocabulary import LINE_ITEM_BY_KEY
+def _products_and_segments_index(tmp_path, filing: str) -> FactIndex:
+    """The products-and-services and segments tables on two pages, each introduced by its sentence, with the
+    bundled embedding model."""
     from core.index.embeddings import get_embedder
     from core.models import Filing
 
-    filing = "e" * 64
     # Two pages: each table introduced by the sentence before it.
     first, second = PRODUCTS_AND_SEGMENTS.split("\n\n")
     start = len(first) + 2
@@ -270,7 +270,14 @@ def test_the_parts_asked_for_choose_the_table_by_what_the_filing_says_it_is(tmp_
     record = Filing(filing_id=filing, filename="q.pdf", company="Acme", source_type="pdf", pages=1, chunks=2)
     with catalog.transaction() as conn:
         catalog.insert_filing(conn, record, chunks, read_facts(filing, chunks))
-    index = FactIndex(catalog, get_embedder().embed_query)
+    return FactIndex(catalog, get_embedder().embed_query)
+
+
+def test_the_parts_asked_for_choose_the_table_by_what_the_filing_says_it_is(tmp_path):
+    from core.finance.vocabulary import LINE_ITEM_BY_KEY
+
+    filing = "e" * 64
+    index = _products_and_segments_index(tmp_path, filing)
     revenue = LINE_ITEM_BY_KEY["revenue"]
 
     def parts(asked: str) -> list[str]:
@@ -282,6 +289,23 @@ def test_the_parts_asked_for_choose_the_table_by_what_the_filing_says_it_is(tmp_
     # row worth the company's net sales is that table's whole.
     offerings = ["Online stores", "Physical stores", "Subscription services", "Advertising services"]
     assert parts("products and services") == parts("service offerings") == offerings
+
+
+def test_a_part_in_the_analysts_words_is_the_row_of_the_filings_breakdown_closest_in_meaning(tmp_path):
+    """ "online retail services revenue": the filing calls that part "Online stores", a row of the table whose
+    rows add up to its net sales; found by meaning, cited as printed."""
+    from core.finance.formula import operands, parse_formula
+
+    filing = "e" * 64
+    lookup = fact_lookup(_products_and_segments_index(tmp_path, filing), [filing])
+    online = operands(parse_formula("online retail services revenue"))[0]
+    assert online.item is None and online.named_part() is not None
+    assert online.named_part()[0] == "online retail services"
+    found = lookup(online, 2023)
+    assert found is not None and found.value == 2000 and found.label == "Online stores"
+    assert lookup(online, 2022).value == 1800
+    # A line item the vocabulary knows is no part of itself.
+    assert operands(parse_formula("net sales"))[0].named_part() is None
 
 
 SEGMENT_INCOME = """Operating Income by Reportable Segments

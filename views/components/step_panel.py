@@ -107,66 +107,79 @@ def step_panel(step: StepRecord, run_id: str, can_override: bool, expanded: bool
             )
         elif step.origin == "reflection":
             st.caption(f":material/psychology: {escape_markdown(step.reason or 'Added by reflection')}")
-        scope = step.document_section or "any Item"
-        query = step.rewritten_query or step.sub_question
-        rewritten = step.tool != "calculator" and query.strip() != step.sub_question.strip()
-        st.markdown(
-            f"**Query searched:** {escape_markdown(query)}  \n"
-            + (
-                f":gray[Rewritten from the sub-question: {escape_markdown(step.sub_question)}]  \n"
-                if rewritten
-                else ""
+        if step.reads_on_from:
+            # A read-on step searches nothing: it reads the passages after an earlier step's best hits.
+            st.caption(
+                f":material/read_more: {escape_markdown(step.justification)} "
+                f"{len(step.candidates)} passage(s) read, ranked by the sub-question."
             )
-            + f":gray[Item filter: {escape_markdown(scope)} · keywords: "
-            f"{escape_markdown(', '.join(step.keywords) or 'none')}]"
-        )
-        if step.tool == "search_10k":
-            _strategy_line(step)
-            if step.route_note:
-                st.caption(
-                    f":material/filter_alt: {escape_markdown(step.route_note)} "
-                    "Turn off *Route to the filings a question names* in Settings to search them all."
-                )
-            if step.widened or step.widen_note:
-                note = escape_markdown(step.widen_note or "the Item filter found too little")
-                if _evidence_all_in_item(step):  # widening only deepened the candidate pool
-                    st.caption(f":material/filter_alt_off: Filter widened for candidates only: {note}")
-                else:
-                    st.warning(f"Filter widened: {note}", icon=":material/filter_alt_off:")
-            requested = override_control(step, run_id, can_override)
-            if step.candidates:
-                st.markdown(
-                    f"**Retrieved candidates** ({len(step.candidates)}) · reranker: "
-                    f"{escape_markdown(step.reranker or 'none')}"
-                )
-                st.dataframe(
-                    candidates_frame(step),
-                    hide_index=True,
-                    width="stretch",
-                    column_config={
-                        name: st.column_config.NumberColumn(name, format="%.3f")
-                        for name in ("vector", "bm25", "fused", "rerank")
-                    }
-                    | {
-                        "Widened": st.column_config.CheckboxColumn(
-                            "Widened",
-                            help="Found only by widening the Item filter; used when the Item runs out",
-                        ),
-                        "Kept": st.column_config.CheckboxColumn(
-                            "Kept", help="Kept as evidence after reranking"
-                        ),
-                        "Statement page": st.column_config.NumberColumn(
-                            "Statement page",
-                            help="Joined as a page of the financial statement that reports the figure asked "
-                            "for (its rank among those pages)",
-                        ),
-                    },
-                )
+        else:
+            requested = _search_details(step, run_id, can_override)
         st.markdown(f"**Evidence** ({len(step.evidence)})")
         evidence_cards(step)
         st.markdown("**Knowledge cards**")
         knowledge_cards(step.cards)
         _note_and_decision(step)
+    return requested
+
+
+def _search_details(step: StepRecord, run_id: str, can_override: bool) -> str | None:
+    """What the step searched and how: query, Item filter, strategy, routing, candidates and their scores;
+    returns a strategy when the analyst asked to re-run the step."""
+    requested = None
+    scope = step.document_section or "any Item"
+    query = step.rewritten_query or step.sub_question
+    rewritten = step.tool != "calculator" and query.strip() != step.sub_question.strip()
+    st.markdown(
+        f"**Query searched:** {escape_markdown(query)}  \n"
+        + (
+            f":gray[Rewritten from the sub-question: {escape_markdown(step.sub_question)}]  \n"
+            if rewritten
+            else ""
+        )
+        + f":gray[Item filter: {escape_markdown(scope)} · keywords: "
+        f"{escape_markdown(', '.join(step.keywords) or 'none')}]"
+    )
+    if step.tool == "search_10k":
+        _strategy_line(step)
+        if step.route_note:
+            st.caption(
+                f":material/filter_alt: {escape_markdown(step.route_note)} "
+                "Turn off *Route to the filings a question names* in Settings to search them all."
+            )
+        if step.widened or step.widen_note:
+            note = escape_markdown(step.widen_note or "the Item filter found too little")
+            if _evidence_all_in_item(step):  # widening only deepened the candidate pool
+                st.caption(f":material/filter_alt_off: Filter widened for candidates only: {note}")
+            else:
+                st.warning(f"Filter widened: {note}", icon=":material/filter_alt_off:")
+        requested = override_control(step, run_id, can_override)
+        if step.candidates:
+            st.markdown(
+                f"**Retrieved candidates** ({len(step.candidates)}) · reranker: "
+                f"{escape_markdown(step.reranker or 'none')}"
+            )
+            st.dataframe(
+                candidates_frame(step),
+                hide_index=True,
+                width="stretch",
+                column_config={
+                    name: st.column_config.NumberColumn(name, format="%.3f")
+                    for name in ("vector", "bm25", "fused", "rerank")
+                }
+                | {
+                    "Widened": st.column_config.CheckboxColumn(
+                        "Widened",
+                        help="Found only by widening the Item filter; used when the Item runs out",
+                    ),
+                    "Kept": st.column_config.CheckboxColumn("Kept", help="Kept as evidence after reranking"),
+                    "Statement page": st.column_config.NumberColumn(
+                        "Statement page",
+                        help="Joined as a page of the financial statement that reports the figure asked "
+                        "for (its rank among those pages)",
+                    ),
+                },
+            )
     return requested
 
 
