@@ -26,8 +26,6 @@ from core.text.figures import find_figures, unsupported_figures
 from core.text.tokens import content_terms
 
 MAX_CLAIMS_PER_STEP = 4
-#: What a read-on step adds under its own heading: its best new points, not everything the passages say.
-READ_ON_CLAIMS = 2
 
 
 def step_heading(step: StepDigest) -> str:
@@ -367,7 +365,7 @@ def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:
                         evidence_ids=[card.evidence_ids[0], *card.contradicting_evidence_ids[:1]],
                     )
                 )
-            if len(claims) >= (READ_ON_CLAIMS if step.reads_on else MAX_CLAIMS_PER_STEP):
+            if len(claims) >= MAX_CLAIMS_PER_STEP:
                 break
         stated_before = sorted(
             {

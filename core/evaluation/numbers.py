@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.text.periods import YEAR
+from core.text.periods import MONTHS, YEAR
 
 _NUMBER_RE = re.compile(
     r"(?P<neg>\()?(?P<minus>[-−–])?\s*(?P<cur>\$|USD\s?|US\$)?\s*"
@@ -139,10 +139,28 @@ def same_quantity(gold: Quantity, other: Quantity, tolerance: float = TOLERANCE)
     return _close(gold.number, other.number, max(_rounding(gold), own), tolerance)
 
 
+#: Numbers a reference prints that are not figures: a date's day ("July 1, 2023", "June 30"), a list's
+#: numbers ("1. "), the number of a note, Item, part, fair-value level or page ("Note 9", "Level 2", "page 51"),
+#: of a patent or a court case ("Nos. 7,814,170", "4:18-cv-07669"), and a name's ("COVID-19", "IDM 2.0").
+_NOT_FIGURES = [
+    (re.compile(rf"\b({MONTHS})\s+\d{{1,2}}\b(?!,?\d)", re.I), r"\1"),
+    (re.compile(r"^([ \t]*)\d{1,3}[.)][ \t]", re.M), r"\1"),
+    (
+        re.compile(r"\b(Note|Item|Part|Level|pages?|Nos?\.)(?:\s*(?:(?:\d[\d,.]*\d|\d|and)\b|;))+", re.I),
+        r"\1 ",
+    ),
+    (re.compile(r"\b\d+:\d+-[a-z]+-\d+\b", re.I), " "),
+    (re.compile(r"\b([A-Za-z]+)-\d+\b"), r"\1"),
+    (re.compile(r"\b([A-Z]{2,}) \d\.\d\b"), r"\1"),
+]
+
+
 def main_figures(reference: str, question: str = "") -> list[Quantity]:
     """The figures that answer the question: the reference's first figure, and the figure it changed to
     when the reference states a move ("from 0.67 times to 0.69 times"). Amounts with no unit word are in
-    the unit the question asks for ("in USD millions")."""
+    the unit the question asks for ("in USD millions"). Numbers that are not figures are passed over."""
+    for pattern, replacement in _NOT_FIGURES:
+        reference = pattern.sub(replacement, reference)
     found = quantities(reference, default_scale=stated_unit(question))
     if not found:
         return []

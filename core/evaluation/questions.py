@@ -20,7 +20,6 @@ from pathlib import Path
 from core.evaluation.numbers import main_figures
 from core.failures import WorkbenchError
 from core.models import EvalPart, EvalQuestion
-from core.text.periods import MONTHS
 
 _PROJECT = Path(__file__).resolve().parents[2]
 SAMPLE_SET = _PROJECT / "sample_docs" / "questions.json"
@@ -137,20 +136,6 @@ _SOURCE_LINE = re.compile(r"^[ \t]*SOURCE(?:\(S\)|S)?:.*$", re.I | re.M)
 _SOURCE_NOTE = re.compile(
     r"[ \t]*\((?:SOURCE(?:\(S\)|S)?:[^)\n]*|\"?\d{4} Q[1-4] [A-Za-z.]+\.pdf\"?)\)", re.I
 )
-#: Numbers a reference prints that are not figures: a date's day ("July 1, 2023", "June 30"), a list's
-#: numbers ("1. "), the number of a note, Item, part, fair-value level or page ("Note 9", "Level 2", "page 51"),
-#: of a patent or a court case ("Nos. 7,814,170", "4:18-cv-07669"), and a name's ("COVID-19", "IDM 2.0").
-_NOT_FIGURES = [
-    (re.compile(rf"\b({MONTHS})\s+\d{{1,2}}\b(?!,?\d)", re.I), r"\1"),
-    (re.compile(r"^([ \t]*)\d{1,3}[.)][ \t]", re.M), r"\1"),
-    (
-        re.compile(r"\b(Note|Item|Part|Level|pages?|Nos?\.)(?:\s*(?:(?:\d[\d,.]*\d|\d|and)\b|;))+", re.I),
-        r"\1 ",
-    ),
-    (re.compile(r"\b\d+:\d+-[a-z]+-\d+\b", re.I), " "),
-    (re.compile(r"\b([A-Za-z]+)-\d+\b"), r"\1"),
-    (re.compile(r"\b([A-Z]{2,}) \d\.\d\b"), r"\1"),
-]
 #: UTF-8 read as Windows-1252 ("Managementâ€™s"), as 13 of the set's answers print it.
 _MOJIBAKE = re.compile("â€|â‚|Ã.|Â")
 
@@ -206,8 +191,6 @@ def _reference(answer: str) -> str:
 def _main_figures(reference: str, question: str) -> list[str]:
     """The reference's main figure(s) as it prints them (numbers that are not figures aside); [] when it
     states none, so that its answer is judged by its words."""
-    for pattern, replacement in _NOT_FIGURES:
-        reference = pattern.sub(replacement, reference)
     return [q.raw for q in main_figures(reference, question)]
 
 

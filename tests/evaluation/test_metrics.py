@@ -64,6 +64,11 @@ def test_the_main_figure_is_the_first_and_the_end_of_a_move():
     ]
     assert [q.number for q in main_figures("No. Microsoft decreased its debt by $2.5bn in FY 2023")] == [2.5]
     assert main_figures("$1577.00", "What is capex (in USD millions)?")[0].value == 1577e6
+    # A date's day, a numbered list's item number and a note's number are no figures of any reference.
+    dated = "Apple disclosed that as of December 31, 2022, the Company had $1.7 billion of Commercial Paper."
+    assert [q.raw for q in main_figures(dated)] == ["$1.7 billion"]
+    listed = "Yes. Specifically:\n\n1. In Note 4, Microsoft reported $18.7 billion of commercial paper."
+    assert [q.raw for q in main_figures(listed)] == ["$18.7 billion"]
 
 
 def test_a_wrong_answer_whose_working_holds_the_digits_does_not_pass():
