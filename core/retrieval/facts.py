@@ -467,6 +467,35 @@ def _part_row(index: FactIndex, fact: Fact, item: LineItem) -> bool:
     return index.table_reports(fact, item)
 
 
+#: A filing defining a line of its own: "<Name> (costs|expenses) include / consist of …", the name opening its
+#: sentence (or following its heading on the line before).
+_DEFINITION_RE = re.compile(
+    r"(?:^|\n|[.;]\s+)(?P<label>[A-Z][A-Za-z&,'\- ]{2,60}?)\s+(?:costs?|expenses?)\s+(?:primarily\s+)?"
+    r"(?:include|includes|consist of|consists of|are comprised of|represent)\b(?P<what>[^.]{0,400})"
+)
+
+
+def defined_label(chunks: list[Chunk], item: LineItem) -> str | None:
+    """The name under which the filing's own definition says it reports `item`: the first "<Name> costs
+    include …" sentence whose definition names the item ("… employees involved in the research and
+    development of …"), None when the filing has none."""
+    for chunk in chunks:
+        if chunk.kind == "table":
+            continue
+        for m in _DEFINITION_RE.finditer(chunk.text):
+            what = " ".join(m.group("what").split())
+            if any(mention.entry.key == item.key for mention in line_item_mentions(what)):
+                label = m.group("label").strip()
+                if label_rank(item, label) is None:  # the item's own name defines nothing new
+                    return label
+    return None
+
+
+def _label_words(label: str) -> tuple[str, ...]:
+    """A row label's words, its footnote marks and case aside: "Technology and infrastructure (1)"."""
+    return tuple(re.findall(r"[a-z]+", re.sub(r"\(\d+\)", "", label.lower())))
+
+
 def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
     """A calculator lookup over the facts of `filing_ids`: for an operand and a fiscal year, the best fact
     with a value for that year — any close match for a line item the lexicon knows, a close enough one
@@ -505,7 +534,10 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
             found = part_by_meaning(*named, year, months)
             if found is not None:
                 return found
-        return find(operand, year, months)
+        found = find(operand, year, months)
+        if found is None and operand.item is not None and not operand.qualifier:
+            found = renamed(operand.item, year, months)
+        return found
 
     def part_by_meaning(words: str, item: LineItem, year: int, months: int | None) -> Found | None:
         """The row of the filing's own breakdown of `item` (rows that add up to it) that `words` name by
@@ -521,21 +553,25 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
             )
             closeness, fact, value = ranked[0]
             runner_up = ranked[1][0] if len(ranked) > 1 else 0.0
-            if closeness < PART_NAME_MIN or closeness - runner_up < PART_NAME_MARGIN or value.number is None:
+            if closeness < PART_NAME_MIN or closeness - runner_up < PART_NAME_MARGIN:
                 return None
-            chunks = index.catalog.get_chunks([fact.chunk_id])
-            if not chunks:
-                return None
-            return Found(
-                value=value.number,
-                label=fact.label,
-                year=year,
-                source=FactSource(chunks[0], fact.text, fact),
-                scale=None if value.percent else fact.scale_of(value),
-                percent=value.percent,
-                caveat=fact.mismatch,
-                months=value.months,
-            )
+            return _found(index, fact, value, year)
+        return None
+
+    def renamed(item: LineItem, year: int, months: int | None) -> Found | None:
+        """The row of a line item the company prints under a name of its own, as the filing defines it
+        ("Technology and infrastructure costs include payroll … for employees involved in the research and
+        development of …": Amazon's research and development expense)."""
+        for filing_id in filing_ids:
+            if filing_id not in passages:
+                passages[filing_id] = index.catalog.list_chunks(filing_id)
+            label = defined_label(passages[filing_id], item)
+            if label is None:
+                continue
+            for match in index.search(label, filing_id, year, limit=5, months=months):
+                if _label_words(match.fact.label) == _label_words(label):
+                    # The answer names the row it read ("as printed in the row …"), so the reader sees it.
+                    return _found(index, match.fact, match.value, year, outflow=item.outflow)
         return None
 
     def find(
@@ -566,21 +602,31 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
             and not (operand.qualifier and index.table_reports(best.fact, operand.item))
         ):
             return None  # a known line item is answered by a row labelled as it, or worded very nearly so
-        chunks = index.catalog.get_chunks([best.fact.chunk_id])
-        if not chunks or best.value.number is None:
-            return None
-        number = best.value.number
-        if operand.item is not None and operand.item.outflow:
-            number = abs(number)
-        return Found(
-            value=number,
-            label=best.fact.label,
-            year=year,
-            source=FactSource(chunks[0], best.fact.text, best.fact),
-            scale=None if best.value.percent else best.fact.scale_of(best.value),
-            percent=best.value.percent,
-            caveat=best.fact.mismatch,
-            months=best.value.months,
-        )
+        return _found(index, best.fact, best.value, year, outflow=bool(operand.item and operand.item.outflow))
 
     return lookup
+
+
+def _found(
+    index: FactIndex,
+    fact: Fact,
+    value: FactValue,
+    year: int,
+    *,
+    outflow: bool = False,
+    caveat: str | None = None,
+) -> Found | None:
+    """A row's value for `year` as the calculator takes it, citing the row (None when it prints no number)."""
+    chunks = index.catalog.get_chunks([fact.chunk_id])
+    if not chunks or value.number is None:
+        return None
+    return Found(
+        value=abs(value.number) if outflow else value.number,
+        label=fact.label,
+        year=year,
+        source=FactSource(chunks[0], fact.text, fact),
+        scale=None if value.percent else fact.scale_of(value),
+        percent=value.percent,
+        caveat=fact.mismatch,
+        months=value.months,
+    )

@@ -362,3 +362,48 @@ def test_a_parts_row_under_another_line_items_heading_is_not_the_part_of_the_ite
     index = FactIndex(_catalog_with(tmp_path, other, PART_UNDER_HEADINGS), embed_query=lambda text: [])
     found = fact_lookup(index, [other])(operands(parse_formula("Services gross profit"))[0], 2023)
     assert found is not None and found.value == 60345
+
+
+RENAMED = """Operating expenses (in millions)
+|  | 2023 | 2022 |
+|---|---|---|
+| Fulfillment | 22,000 | 20,500 |
+| Technology and infrastructure | 21,203 | 19,485 |
+| Total operating expenses | 43,203 | 39,985 |"""
+DEFINITION = (
+    "Technology and Infrastructure\nTechnology and infrastructure costs include payroll and related expenses "
+    "for employees involved in the research and development of new and existing products and services, and "
+    "infrastructure costs."
+)
+
+
+def test_a_line_item_the_company_names_otherwise_is_the_row_its_definition_says_includes_it(tmp_path):
+    """Amazon prints no "Research and development" row: its "Technology and infrastructure costs include …
+    the research and development of …" says which row holds it."""
+    from core.finance.formula import operands, parse_formula
+    from core.models import Filing
+    from core.retrieval.facts import defined_label
+
+    filing = "d" * 64
+    chunks = [
+        Chunk(
+            chunk_id=f"d-{k}", filing_id=filing, section="Part I Item 2", page=30 + k, chunk_index=k,
+            char_start=0, char_end=len(text), kind=kind, text=text,
+        )
+        for k, (kind, text) in enumerate([("table", RENAMED), ("text", DEFINITION)])
+    ]  # fmt: skip
+    catalog = Catalog(Settings(data_dir=tmp_path).catalog_path)
+    record = Filing(filing_id=filing, filename="q.pdf", company="Acme", source_type="pdf", pages=2, chunks=2)
+    with catalog.transaction() as conn:
+        catalog.insert_filing(conn, record, chunks, read_facts(filing, chunks))
+    lookup = fact_lookup(FactIndex(catalog, embed_query=lambda text: []), [filing])
+    rd = operands(parse_formula("research and development expense"))[0]
+    assert rd.item is not None and rd.item.key == "rd_expense"
+    found = lookup(rd, 2023)
+    assert found is not None and found.value == 21203 and found.label == "Technology and infrastructure"
+    assert lookup(rd, 2022).value == 19485
+    # A definition that does not name the item says nothing about it.
+    assert (
+        defined_label(chunks, operands(parse_formula("selling, general and administrative expense"))[0].item)
+        is None
+    )
