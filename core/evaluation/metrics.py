@@ -40,6 +40,7 @@ TABLE_METRICS: list[tuple[str, str, str]] = [
     ("number_match", "reference", "asked figures stated first (numeric questions)"),
     ("number_anywhere", "reference", "asked figures anywhere in the answer"),
     ("parts_answered", "reference", "parts of the question answered"),
+    ("parts_accounted", "reference", "parts answered or declared unanswered"),
     ("token_f1", "reference", "token F1"),
     ("answer_similarity", "reference", "answer similarity (embeddings)"),
     ("citation_validity", "reference", "citations valid"),
@@ -288,6 +289,47 @@ def parts_answered(question: EvalQuestion, answer: str) -> float | None:
     return sum(judged) / len(judged) if judged else None
 
 
+#: A sentence saying the filings did not answer something ("do not state", "No supporting passage found").
+_DECLARED_RE = re.compile(
+    r"\b(?:do(?:es)? not state|not found|no supporting passage|not computed|gives? no reason|nothing new)\b",
+    re.I,
+)
+#: What a declaration quotes of the search it ran ("query “…”"): the search's words, not the part's.
+_QUOTED_QUERY_RE = re.compile(r"query\s+“[^”]*”")
+
+
+def _declarations(answer: str) -> list[set[str]]:
+    """The content words of each declaration that something was not answered, the searched query aside; in
+    a section that states nothing, with its heading (the sub-question it declares unanswered)."""
+    found: list[set[str]] = []
+    for section in re.split(r"^(?=#{1,6}\s)", answer, flags=re.M):
+        heading, _, body = section.partition("\n")
+        states_something = any(line.lstrip().startswith(("-", "*")) for line in body.splitlines())
+        for line in body.splitlines():
+            if _DECLARED_RE.search(line):
+                words = _QUOTED_QUERY_RE.sub(" ", line)
+                about = words if states_something else f"{heading.lstrip('# ')} {words}"
+                found.append(set(content_terms(about)))
+    return found
+
+
+def parts_accounted(question: EvalQuestion, answer: str) -> float | None:
+    """Share of the question's listed parts the answer either answers or declares unanswered: a sentence
+    saying the filings did not state it that names most of the part's words (with its section's heading)."""
+    declarations = _declarations(answer)
+    judged: list[bool] = []
+    for part in question.parts:
+        answered = part_answered(part, question, answer)
+        if answered is None:
+            continue
+        wanted = set(content_terms(part.ask or " ".join(part.key_phrases)))
+        declared = bool(wanted) and any(
+            len(wanted & words) / len(wanted) >= PART_PHRASES for words in declarations
+        )
+        judged.append(answered or declared)
+    return sum(judged) / len(judged) if judged else None
+
+
 def reference_metrics(
     question: EvalQuestion,
     answer: SystemAnswer,
@@ -340,6 +382,11 @@ def reference_metrics(
             "parts_answered",
             parts_answered(question, answer_body(answer.answer)),
             "listed parts whose figures or key phrases the answer states",
+        ),
+        (
+            "parts_accounted",
+            parts_accounted(question, answer_body(answer.answer)),
+            "listed parts the answer answers or declares the filings did not answer",
         ),
         ("token_f1", f1, "content-word F1 with the reference"),
         (

@@ -257,3 +257,29 @@ def test_a_systems_passages_are_ranked_as_its_answer_cites_them():
     ranked = cited_first(found, ["c3", None, "c1", "c3"])
     assert [c.chunk_id for c in ranked] == ["c3", "c1", "c2", "c4"]
     assert cited_first(found, []) == found
+
+
+def test_a_part_is_accounted_for_when_answered_or_declared_unanswered_in_its_words():
+    from core.evaluation.metrics import parts_accounted, parts_answered
+    from core.models import EvalPart
+
+    question = Q.model_copy(
+        update={
+            "parts": [
+                EvalPart(part="list", ask="what the plaintiffs allege", key_phrases=["channel inventory"]),
+                EvalPart(part="narrative", ask="whether NVIDIA accrued a liability", key_phrases=["no accrual"]),
+                EvalPart(part="narrative", ask="the current status of the appeal", key_phrases=["certiorari"]),
+            ]
+        }
+    )
+    answer = (
+        "## Answer\n\nThe plaintiffs allege misleading statements about channel inventory [1].\n\n"
+        "### 1. Where does the class action stand?\n- The plaintiffs allege … channel inventory. [1]\n"
+        "_Open: Not found in the evidence: accrued, liability_\n\n"
+        "### 2. Has the appeal moved?\n"
+        "_No supporting passage found. Searched: query “status of the appeal” in all Items._\n"
+    )
+    assert parts_answered(question, answer) == pytest.approx(1 / 3)
+    # The accrual is declared in its own words; the appeal's status only by a search's quoted query and a
+    # heading that does not name it: not declared.
+    assert parts_accounted(question, answer) == pytest.approx(2 / 3)
