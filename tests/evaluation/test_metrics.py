@@ -267,8 +267,12 @@ def test_a_part_is_accounted_for_when_answered_or_declared_unanswered_in_its_wor
         update={
             "parts": [
                 EvalPart(part="list", ask="what the plaintiffs allege", key_phrases=["channel inventory"]),
-                EvalPart(part="narrative", ask="whether NVIDIA accrued a liability", key_phrases=["no accrual"]),
-                EvalPart(part="narrative", ask="the current status of the appeal", key_phrases=["certiorari"]),
+                EvalPart(
+                    part="narrative", ask="whether NVIDIA accrued a liability", key_phrases=["no accrual"]
+                ),
+                EvalPart(
+                    part="narrative", ask="the current status of the appeal", key_phrases=["certiorari"]
+                ),
             ]
         }
     )
