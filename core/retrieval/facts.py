@@ -502,6 +502,7 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
     (MIN_SCORE) for a phrase it does not. The value is as printed, in the table's unit (its scale kept)."""
 
     passages: dict[str, list[Chunk]] = {}  # a filing's passages, read once for all the years looked up
+    labels: dict[tuple[str, str], str | None] = {}  # a line item's own name in a filing, by its definition
 
     def count_in_prose(operand: Operand, year: int) -> Found | None:
         asked = _COUNT_ASKED_RE.match(operand.phrase.strip())
@@ -563,9 +564,11 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
         ("Technology and infrastructure costs include payroll … for employees involved in the research and
         development of …": Amazon's research and development expense)."""
         for filing_id in filing_ids:
-            if filing_id not in passages:
-                passages[filing_id] = index.catalog.list_chunks(filing_id)
-            label = defined_label(passages[filing_id], item)
+            if (filing_id, item.key) not in labels:  # read once per filing and item, not per year asked
+                if filing_id not in passages:
+                    passages[filing_id] = index.catalog.list_chunks(filing_id)
+                labels[filing_id, item.key] = defined_label(passages[filing_id], item)
+            label = labels[filing_id, item.key]
             if label is None:
                 continue
             for match in index.search(label, filing_id, year, limit=5, months=months):
@@ -608,13 +611,7 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
 
 
 def _found(
-    index: FactIndex,
-    fact: Fact,
-    value: FactValue,
-    year: int,
-    *,
-    outflow: bool = False,
-    caveat: str | None = None,
+    index: FactIndex, fact: Fact, value: FactValue, year: int, *, outflow: bool = False
 ) -> Found | None:
     """A row's value for `year` as the calculator takes it, citing the row (None when it prints no number)."""
     chunks = index.catalog.get_chunks([fact.chunk_id])

@@ -48,6 +48,19 @@ def _ev(eid: str, text: str, rank: int = 0) -> Evidence:
     )
 
 
+def _anchor(sub_question: str, query: str, *evidence: Evidence) -> StepDigest:
+    """The anchor step (the question as asked) with one confident claim quoting each passage it found."""
+    return StepDigest(
+        index=0,
+        sub_question=sub_question,
+        tool="search_10k",
+        origin="anchor",
+        query=query,
+        cards=[KnowledgeCard(claim=e.text, evidence_ids=[e.evidence_id], confidence=0.9) for e in evidence],
+        evidence=list(evidence),
+    )
+
+
 def test_cards_are_verbatim_relevant_deduplicated_sentences() -> None:
     evidence = [_ev("S1-E1", RISK_TEXT), _ev("S1-E2", RESULTS_TEXT, 1)]
     out = offline_distil(
@@ -307,15 +320,7 @@ def test_a_step_whose_findings_are_already_stated_says_so_instead_of_finding_not
 
 def test_a_yes_or_no_answer_states_the_figure_and_the_sentence_that_says_it() -> None:
     said = _ev("S1-E1", "The Company has paid cash dividends every quarter since becoming a public company.")
-    anchor = StepDigest(
-        index=0,
-        sub_question="Has the company paid dividends in FY2022?",
-        tool="search_10k",
-        origin="anchor",
-        query="paid dividends FY2022",
-        cards=[KnowledgeCard(claim=said.text, evidence_ids=["S1-E1"], confidence=0.9)],
-        evidence=[said],
-    )
+    anchor = _anchor("Has the company paid dividends in FY2022?", "paid dividends FY2022", said)
     figure = StepDigest(
         index=1,
         sub_question="Dividends paid (FY2022)",
@@ -415,17 +420,11 @@ def test_the_answer_is_a_paragraph_of_cited_figures_and_the_filing_s_own_reason(
         "Research and development expense increased 20.0% to $86.3 million, primarily due to an increase of 58 "
         "engineering employees and higher cloud computing costs.",
     )
-    anchor = StepDigest(
-        index=0,
-        sub_question="What drove the increase in research and development expense?",
-        tool="search_10k",
-        origin="anchor",
-        query="research and development expense increase",
-        cards=[
-            KnowledgeCard(claim=e.text, evidence_ids=[e.evidence_id], confidence=0.9)
-            for e in (revenue_reason, rd_reason)
-        ],
-        evidence=[revenue_reason, rd_reason],
+    anchor = _anchor(
+        "What drove the increase in research and development expense?",
+        "research and development expense increase",
+        revenue_reason,
+        rd_reason,
     )
     figures = StepDigest(
         index=1,
@@ -533,14 +532,10 @@ def test_an_impact_asked_of_a_matter_with_no_figure_gets_the_filings_words_not_a
         "S1-E1",
         "We have not recorded any accrual for contingent liabilities associated with the legal proceedings.",
     )
-    anchor = StepDigest(
-        index=0,
-        sub_question="What legal proceedings were disclosed, and what impact could they have?",
-        tool="search_10k",
-        origin="anchor",
-        query="legal proceedings impact",
-        cards=[KnowledgeCard(claim=said.text, evidence_ids=["S1-E1"], confidence=0.9)],
-        evidence=[said],
+    anchor = _anchor(
+        "What legal proceedings were disclosed, and what impact could they have?",
+        "legal proceedings impact",
+        said,
     )
     question = "What legal proceedings were disclosed, and what impact could they have?"
     draft = offline_write(WriterInput(question=question, steps=[anchor]), DEPS)
@@ -560,17 +555,8 @@ def test_a_reason_worded_due_primarily_to_is_the_explanation_quoted() -> None:
         "Greater China net sales decreased during 2024 compared to 2023 due primarily to lower net sales of "
         "iPhone and iPad.",
     )
-    step = StepDigest(
-        index=0,
-        sub_question="Why did Greater China sales fall in fiscal 2024?",
-        tool="search_10k",
-        origin="anchor",
-        query="Greater China sales fall",
-        cards=[
-            KnowledgeCard(claim=e.text, evidence_ids=[e.evidence_id], confidence=0.9)
-            for e in (definition, reason)
-        ],
-        evidence=[definition, reason],
+    step = _anchor(
+        "Why did Greater China sales fall in fiscal 2024?", "Greater China sales fall", definition, reason
     )
     draft = offline_write(
         WriterInput(question="Why did Greater China sales fall in fiscal 2024?", steps=[step]), DEPS
