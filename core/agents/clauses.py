@@ -27,7 +27,7 @@ from core.finance.vocabulary import (
 )
 from core.retrieval.routing import mentions_company
 from core.text.periods import LATEST_REPORT_RE, YEAR_TO_DATE_RE, fiscal_years
-from core.text.tokens import FRAMING_WORDS, STOPWORDS
+from core.text.tokens import FRAMING_WORDS, STOPWORDS, content_terms
 
 _COORD_RE = re.compile(
     r"\b(?!(?:its|their|the|our|his|her|a|an)\b)([\w&.-]+(?: [A-Z][\w&.-]*)?) and ([\w&.-]+(?: [A-Z][\w&.-]*)?) "
@@ -96,6 +96,11 @@ _GENERIC = {
     "list",
     "does",
     "say",
+    "disclose",
+    "discloses",
+    "disclosed",
+    "mention",
+    "mentioned",
     "assess",
     "find",
     "describe",
@@ -194,9 +199,47 @@ def split_clauses(question: str) -> list[str]:
     return out or [question.strip()]
 
 
-def clause_asks_only_for_figures(clause: str) -> bool:
-    """True when the clause asks only for figures the vocabulary knows, and not why (a figure in other words
-    may be stated in prose, "how many employees": its passages are searched too)."""
+#: Up to three words joined to a figure's name by "and"/"or" ("debt structure or interest expenses").
+_CONJUNCT = r"[A-Za-z][\w&'’-]*(?:\s+[A-Za-z][\w&'’-]*){0,2}"
+_BEFORE_FIGURE_RE = re.compile(rf"({_CONJUNCT})(\s+(?:and|or)\s+)$")
+_AFTER_FIGURE_RE = re.compile(rf"^(\s+(?:and|or)\s+)({_CONJUNCT})")
+
+
+def topic_beside_figure(clause: str) -> str | None:
+    """The clause asked of what it joins to a figure by "and"/"or" when that is no figure: "What changes in
+    debt structure or interest expenses did Apple disclose" also asks "What changes in debt structure did
+    Apple disclose", a topic to read about that the figure steps do not answer. None when every conjunct is
+    a figure (or a company, a period, a word that only frames the question)."""
+    # A parenthesis says where or how ("D&A (from cash flow statement)"); a definition says how to compute.
+    bare = re.sub(r"\s*\([^)]*\)", "", clause)
+    if DEFINITION_RE.search(bare):
+        return None
+    try:
+        requests = figure_requests(bare, None)
+    except FormulaError:
+        return None
+    figure_words = {t for r in requests for t in content_terms(f"{r.name} {r.formula}")}
+    mentions = [*metric_mentions(bare), *line_item_mentions(bare)]
+
+    def a_topic(words: str) -> bool:
+        # Whose it is ("Intel's") and when are not what it is.
+        words = re.sub(r"\b[\w&.-]+['’]s\b", " ", words)
+        terms = [t for t in content_terms(words) if t not in _GENERIC and not fiscal_years(t)]
+        named = [*metric_mentions(words), *line_item_mentions(words)]
+        return bool(terms) and not named and not (set(terms) & figure_words)
+
+    for m in mentions:
+        before = _BEFORE_FIGURE_RE.search(bare[: m.start])
+        if before and a_topic(before.group(1)):
+            return f"{bare[: before.start(2)]}{bare[m.end :]}".strip()
+        after = _AFTER_FIGURE_RE.match(bare[m.end :])
+        if after and a_topic(after.group(2)):
+            return f"{bare[: m.start]}{after.group(2)}{bare[m.end + after.end() :]}".strip()
+    return None
+
+
+def _asks_known_figures(clause: str) -> bool:
+    """The clause asks for figures the vocabulary knows (or defines), and not why."""
     if asks_why(clause):
         return False
     try:
@@ -206,13 +249,26 @@ def clause_asks_only_for_figures(clause: str) -> bool:
     return bool(requests) and all(r.line_items or r.defined_in_question for r in requests)
 
 
+def clause_asks_only_for_figures(clause: str) -> bool:
+    """True when the clause asks only for figures the vocabulary knows, and not why (a figure in other words
+    may be stated in prose, "how many employees": its passages are searched too), nor about a topic beside
+    them ("debt structure or interest expenses")."""
+    return _asks_known_figures(clause) and topic_beside_figure(clause) is None
+
+
+def topic_beside_figures(clause: str) -> str | None:
+    """What a clause that asks for known figures also asks about, as a clause of its own (see
+    `topic_beside_figure`); None when it asks for nothing else or is no figure clause."""
+    return topic_beside_figure(clause) if _asks_known_figures(clause) else None
+
+
 def asks_beyond_figures(question: str) -> bool:
     """A clause of the question asks for something no figure answers (risks, strategy, who, which, why); not
     one that weighs the question's figures against each other ("Did it earn more than it paid?"), an
     instruction ("Answer using the cash flow statement") or a definition ("X is defined as …")."""
     need, _ = strip_instructions(question)
     return any(
-        not figure_requests(clause) and not weighs_two_figures(clause)
+        (not figure_requests(clause) and not weighs_two_figures(clause)) or topic_beside_figures(clause)
         for clause in clause_texts(need)
         if clause.strip() and not DEFINITION_RE.search(clause)
     )

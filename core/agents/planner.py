@@ -13,13 +13,14 @@ from core.agents.clauses import (
     keywords_for,
     resolve_pronouns,
     split_clauses,
+    topic_beside_figures,
 )
 from core.agents.contracts import DraftStep, FilingInfo, PlanDraft, PlannerInput
 from core.agents.plan_tools import FIGURE_REASON, finalise_plan
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.formula import FormulaError, operands, parse_formula
 from core.finance.question import DEFINITION_RE, strip_instructions, unit_asked
-from core.finance.requests import FigureRequest, figure_requests
+from core.finance.requests import BY_PART_RE, FigureRequest, figure_requests
 from core.finance.vocabulary import STATEMENTS, LineItem, item_for
 from core.models import Plan
 from core.prompts import PLANNER_HUMAN, PLANNER_SYSTEM
@@ -144,8 +145,11 @@ def _request_question(request: FigureRequest) -> str:
     lead = f"the {len(request.years)}-year average of " if request.aggregate == "average" else ""
     unit = f" (in USD {request.unit_asked})" if request.unit_asked else ""
     if request.by_part:
-        # Read back as the line item's parts (core.finance.requests.BY_PART_RE), in the question's words.
-        unit = f" by {request.parts_asked or 'segment'}{unit}"
+        # Read back as the line item's parts, in the question's words: "by its service offerings", or, for
+        # parts named one by one, "(its gaming and professional GPU segments)".
+        asked = request.parts_asked or "segments"
+        by = f"by its {asked}"
+        unit = f" {by if BY_PART_RE.search(by) else f'(its {asked})'}{unit}"
     if request.defined_in_question:
         return (
             f"What is {lead}the {request.name} for {years}{how}{unit}? "
@@ -255,8 +259,11 @@ def _narrative_steps(
                 )
             )
             continue
-        if has_figures and clause_asks_only_for_figures(clause):
-            continue  # the figure steps answer it
+        if has_figures:
+            if clause_asks_only_for_figures(clause):
+                continue  # the figure steps answer it
+            # "debt structure or interest expenses": the figure steps answer the figure, this step the topic.
+            clause = topic_beside_figures(clause) or clause
         if years and not fiscal_years(clause):
             # The question's period holds for each of its parts: "... in fiscal 2023, and how many employees".
             clause = f"{clause.rstrip(' ?.')} in fiscal {' and '.join(map(str, years))}"

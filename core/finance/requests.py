@@ -801,12 +801,15 @@ def _in_question_order(requests: list[FigureRequest]) -> list[FigureRequest]:
 
 
 def parts_asked(question: str) -> str:
-    """The words a question names the parts it asks for with ("service offerings", "regions"); "segments"
-    when it names segments in its own words; empty when it asks for no parts."""
+    """The words a question names the parts it asks for with ("service offerings", "regions", "gaming and
+    professional GPU segments"); empty when it asks for no parts."""
     named = [m.group("parts") for m in BY_PART_RE.finditer(question) if m.group("parts")]
     if named:
         return named[0].lower()
-    return "segments" if _SEGMENTS_OF_RE.search(question) else ""
+    own_words = _SEGMENTS_OF_RE.search(question)
+    # The parts in the question's words ("gaming and professional GPU segments"): by meaning, they say which
+    # of the filing's breakdowns is meant (its market platforms, not its regions).
+    return re.sub(r"^(?:its|their|['’]s)\s+", "", own_words.group(), flags=re.I) if own_words else ""
 
 
 def _plain_item(request: FigureRequest) -> bool:

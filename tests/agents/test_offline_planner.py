@@ -145,3 +145,34 @@ def test_a_question_asks_beyond_figures_only_with_a_clause_no_figure_answers():
         "defined as: FY2019 revenue / (average PP&E between FY2018 and FY2019)."
     )
     assert not asks_beyond_figures("Goodwill on Uber's balance sheet at year-end 2021, in USD millions?")
+    # A topic joined to a figure asks for words too; a parenthesis saying where to read it does not.
+    assert asks_beyond_figures("Were there changes in Intel's debt structure or interest costs in 2023?")
+    assert not asks_beyond_figures("What is the FY2019 D&A (from cash flow statement) for 3M?")
+
+
+def test_the_topic_beside_a_figure_is_asked_alone() -> None:
+    from core.agents.clauses import topic_beside_figure
+
+    assert topic_beside_figure("What changes in debt structure or interest expenses did Apple disclose") == (
+        "What changes in debt structure did Apple disclose"
+    )
+    assert topic_beside_figure("Did interest expense or the debt structure change in 2023") == (
+        "Did the debt structure change in 2023"
+    )
+    # Figures, companies and periods are no topic.
+    assert topic_beside_figure("What were Apple's net sales and operating income in 2023") is None
+    assert topic_beside_figure("What was Intel's or AMD's revenue in 2023") is None
+    assert topic_beside_figure("What were revenue and capex (from the cash flow statement) in FY2022") is None
+
+
+def test_a_topic_joined_to_a_figure_gets_its_own_search() -> None:
+    # "debt structure" is no figure: the figure steps read interest expense, a narrative step the debt.
+    plan = _plan("What changes in debt structure or interest expenses did NVIDIA disclose in fiscal 2023?")
+    tools = [s.tool for s in plan.steps]
+    assert "calculator" in tools
+    narrative = [s for s in plan.steps if s.tool == "search_10k" and "debt structure" in s.sub_question]
+    assert len(narrative) == 1
+    assert "interest" not in narrative[0].sub_question.lower()
+    # Two figures joined by "and" stay figures: no narrative step.
+    plan = _plan("What were NVIDIA's interest expense and total debt in fiscal 2023?")
+    assert not [s for s in plan.steps if s.tool == "search_10k" and not (s.reason or "")]

@@ -13,6 +13,7 @@ from core.agents.contracts import FilingInfo, PlannerInput
 from core.agents.plan_tools import with_anchor
 from core.agents.planner import offline_plan
 from core.config import Settings
+from core.finance.requests import figure_requests
 
 NW = FilingInfo(
     filing_id="nw",
@@ -261,4 +262,11 @@ def test_a_quarter_or_the_latest_report_named_narrows_the_plan_to_it() -> None:
 def test_a_figure_asked_by_segment_keeps_its_parts_in_the_calculator_step() -> None:
     plan = _plan("What was Acme's revenue across its business segments in FY2024?", [ACME])
     [calculator] = [s for s in plan.steps if s.tool == "calculator"]
-    assert "revenue" in calculator.sub_question and "by segment" in calculator.sub_question
+    assert "revenue" in calculator.sub_question and "by its segments" in calculator.sub_question
+    # Parts named one by one in the analyst's words travel to the calculator as they were asked.
+    plan = _plan(
+        "What were the sales figures for Acme's gaming and professional GPU segments in FY2024?", [ACME]
+    )
+    [calculator] = [s for s in plan.steps if s.tool == "calculator"]
+    [request] = figure_requests(calculator.sub_question, 2024)
+    assert request.by_part and request.parts_asked == "gaming and professional GPU segments"

@@ -503,7 +503,7 @@ def test_a_ratio_the_planner_names_reads_back_as_the_same_ratio():
 
 def test_segments_named_in_an_analysts_words_ask_for_the_line_item_part_by_part():
     (request,) = figure_requests("What was revenue from Acme's wholesale and direct segments in 2023?", 2023)
-    assert request.by_part and request.parts_asked == "segments"
+    assert request.by_part and request.parts_asked == "wholesale and direct segments"
     (request,) = figure_requests(
         "Give the net sales breakdown across Acme's product offerings in 2023.", 2023
     )
