@@ -148,7 +148,7 @@ _BARE_CHANGE_RE = re.compile(
 )
 
 
-def _figure_named(clause: str) -> str | None:
+def figure_named(clause: str) -> str | None:
     """The figure a clause asks about, by the name a search finds it by ("research and development expense")."""
     mentions = [*metric_mentions(clause), *line_item_mentions(clause)]
     if mentions:
@@ -166,8 +166,8 @@ def _with_subjects(clauses: list[str]) -> list[str]:
     out: list[str] = []
     for clause in clauses:
         bare = _BARE_CHANGE_RE.search(clause)
-        if out and bare and asks_why(clause) and _figure_named(clause) is None:
-            subject = next((f for f in map(_figure_named, reversed(out)) if f), None)
+        if out and bare and asks_why(clause) and figure_named(clause) is None:
+            subject = next((f for f in map(figure_named, reversed(out)) if f), None)
             if subject:
                 change = bare.group()
                 if re.match(r"(?:the|this|that)\s", change, re.I):
@@ -180,12 +180,13 @@ def _with_subjects(clauses: list[str]) -> list[str]:
 
 def split_clauses(question: str) -> list[str]:
     """The question's clauses: split on ';', '?', 'then', and ', and how/what/...'; preamble dropped."""
-    parts = clause_texts(question)
-    clauses = [
-        p
-        for p in parts
-        if len([w for w in re.findall(r"[\w&]+", p) if w.lower() not in STOPWORDS | FRAMING_WORDS]) >= 1
-    ]
+    clauses: list[str] = []
+    for part in clause_texts(question):
+        if len([w for w in re.findall(r"[\w&]+", part) if w.lower() not in STOPWORDS | FRAMING_WORDS]) >= 1:
+            clauses.append(part)
+        elif clauses and asks_why(part):
+            clauses[-1] = f"{clauses[-1]} and {part}"  # "… what was it and why?": why it was, not a clause
+
     clauses = _with_subjects(_merge_dangling(clauses))
     out: list[str] = []
     for clause in clauses:

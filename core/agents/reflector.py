@@ -5,13 +5,16 @@ from __future__ import annotations
 import re
 
 from core.agents.base import AgentDeps
+from core.agents.clauses import figure_named
 from core.agents.contracts import ReflectInput
 from core.agents.structured import structured_call
+from core.finance.question import asks_for_change, asks_why
 from core.finance.vocabulary import STATEMENTS, line_item_for, line_items_in
 from core.models import Gap, ResearchNote
 from core.prompts import REFLECTOR_HUMAN, REFLECTOR_SYSTEM
 from core.text.markdown_table import is_table_line
 from core.text.periods import YEAR, fiscal_years
+from core.text.sentences import REASON_RE
 from core.text.tokens import content_terms
 
 _CONFIRMED = 0.5
@@ -148,6 +151,37 @@ def read_on_gap(inputs: ReflectInput) -> Gap | None:
         filing_id=inputs.filing_id,
         keywords=inputs.keywords,
         reads_on_from=[ev.chunk_id for ev in hits if ev.chunk_id],
+    )
+
+
+def _explains(claim: str, subject: set[str]) -> bool:
+    """The claim gives a reason for a change of the figure whose words are `subject`, naming most of them
+    before the reason ("The effective tax rate was higher … due primarily to …")."""
+    because = REASON_RE.search(claim)
+    named = set(content_terms(claim[: because.start()])) if because else set()
+    return bool(subject) and len(named & subject) * 2 >= len(subject)
+
+
+def reason_gap(inputs: ReflectInput, claims: list[str]) -> Gap | None:
+    """After a search for a part that asks why a figure moved, when none of the run's `claims` so far gives a
+    reason for that figure's change: a follow-up in MD&A worded the way a filing explains a change
+    ("effective tax rate … higher … due primarily to")."""
+    asked = inputs.sub_question
+    # A why about a figure's move ("what drove the increase", "why did it jump"), not "how do they relate".
+    about_a_move = asks_for_change(asked) or re.search(r"\bwhy\b", asked, re.I)
+    if inputs.tool != "search_10k" or inputs.reads_on or not (asks_why(asked) and about_a_move):
+        return None
+    subject = figure_named(inputs.sub_question)
+    if subject is None or any(_explains(claim, set(content_terms(subject))) for claim in claims):
+        return None
+    company = f"{inputs.company} " if inputs.company else ""
+    years = " ".join(str(y) for y in fiscal_years(inputs.sub_question))
+    return Gap(
+        description=f"no passage read explains the change in {subject}",
+        query=f"{company}{subject} {years} increased or decreased primarily due to".replace("  ", " "),
+        document_section="Item 7",
+        filing_id=inputs.filing_id,
+        keywords=[subject, "primarily due to", "driven by"],
     )
 
 

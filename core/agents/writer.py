@@ -23,6 +23,7 @@ from core.finance.requests import weighs_two_figures
 from core.models import EVIDENCE_ID_RE, Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.text.figures import find_figures, unsupported_figures
+from core.text.sentences import REASON_RE
 from core.text.tokens import content_terms
 
 MAX_CLAIMS_PER_STEP = 4
@@ -100,12 +101,6 @@ def figure_answers(inputs: WriterInput) -> list[DraftClaim]:
     return [claim for claim, _ in _figures(inputs)]
 
 
-#: A sentence that gives a reason ("driven by", "due to", "reflecting", "as a result of").
-_BECAUSE_RE = re.compile(
-    r"\b(?:driven|due (?:\w+ )?to|primarily (?:by|from|as)|reflect\w*|as a result of|attributable to|because|offset by"
-    r"|result(?:ed|ing)? from)\b",
-    re.I,
-)
 #: Longest paragraph, in sentences: the figures and the reason, not the evidence.
 PARAGRAPH_SENTENCES = 5
 
@@ -257,7 +252,7 @@ def _reason(inputs: WriterInput, figures: list[DraftClaim]) -> DraftClaim | None
             continue
         passages = {e.evidence_id: e.text for e in step.evidence}
         for card in step.cards:
-            because = _BECAUSE_RE.search(card.claim)
+            because = REASON_RE.search(card.claim)
             if not card.evidence_ids or because is None:
                 continue
             score: float = len(subject & set(content_terms(card.claim[: because.start()])))

@@ -210,7 +210,9 @@ def _asks_whether_cash_was_spent(question: str) -> bool:
 _NOT_A_FIGURE = set(
     content_terms(
         "grow growth grew change changed increase decrease rise fall fast fastest much many big large current "
-        "long short long-term short-term term yoy year-over-year each both compare compared respectively"
+        "long short long-term short-term term yoy year-over-year each both compare compared respectively "
+        # How it moved ("the effective tax rate jumped") is not what it is.
+        "rose fell jumped jump dropped declined surged soared climbed slumped improved improve worsened"
     )
 )
 _PHRASE_SPLIT_RE = re.compile(r"\s*(?:,|\band\b|\bas well as\b|\bplus\b|\bversus\b|\bvs\.?)\s*", re.I)

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from core.agents.clauses import asks_beyond_figures
 from core.agents.contracts import DistilInput, PolicyInput, ReflectInput, StepDigest
 from core.agents.plan_tools import FIGURE_REASON
-from core.agents.reflector import FIGURE_NOT_FOUND, evidence_gaps, read_on_gap
+from core.agents.reflector import FIGURE_NOT_FOUND, evidence_gaps, read_on_gap, reason_gap
 from core.finance.question import asks_why
 from core.graph.answering import compose_answer
 from core.graph.deps import ResearchDeps
@@ -101,8 +101,12 @@ def reflect_on_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     read_on = read_on_gap(inputs)
     if read_on is not None and not unread_passages_after(deps, read_on.reads_on_from, steps[: index + 1]):
         read_on = None  # nothing follows the best passages that the run has not read (or no catalog)
+    # A why asked and no reason read yet for the figure: the filing's explanation, searched in MD&A.
+    why = reason_gap(inputs, [c.claim for s in steps[: index + 1] for c in s.cards])
     structural = [
-        g for g in [*evidence_gaps(inputs), *([read_on] if read_on else [])] if g.description not in known
+        g
+        for g in [*evidence_gaps(inputs), *([read_on] if read_on else []), *([why] if why else [])]
+        if g.description not in known
     ]
     if structural:
         note = note.model_copy(update={"gaps": [*note.gaps, *structural]})

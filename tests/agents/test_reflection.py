@@ -163,3 +163,33 @@ def test_a_prose_search_is_followed_by_reading_on_from_its_best_passages():
     assert read_on_gap(inputs.model_copy(update={"looks_up_figures": True})) is None
     assert read_on_gap(inputs.model_copy(update={"tool": "calculator"})) is None
     assert read_on_gap(inputs.model_copy(update={"evidence": [_passage(1, table)]})) is None
+
+
+def test_a_why_with_no_reason_read_yet_is_followed_up_in_mdna():
+    """A part asking why a figure moved gets a search worded as filings explain a change, until a claim
+    gives a reason that names the figure."""
+    from core.agents.reflector import reason_gap
+
+    inputs = ReflectInput(
+        sub_question="Apple's effective tax rate jumped in fiscal 2024 - what was it and why?",
+        keywords=["effective tax rate"],
+        filing_id="f1",
+        company="Apple",
+    )
+    other_reason = "Operating expenses increased primarily due to higher headcount-related costs."
+    gap = reason_gap(inputs, [other_reason])
+    assert gap is not None and gap.document_section == "Item 7" and gap.filing_id == "f1"
+    assert gap.query.startswith("Apple effective tax rate 2024") and "due to" in gap.query
+    assert "effective tax rate" in gap.description
+    # The figure's own explanation, once read, ends it.
+    reason = (
+        "The Company's effective tax rate for 2024 was higher compared to 2023 due primarily to a one-time "
+        "income tax charge."
+    )
+    assert reason_gap(inputs, [other_reason, reason]) is None
+    # Not for a question that asks no why, nor after a read-on or a calculation.
+    assert (
+        reason_gap(inputs.model_copy(update={"sub_question": "What was the effective tax rate?"}), []) is None
+    )
+    assert reason_gap(inputs.model_copy(update={"reads_on": True}), []) is None
+    assert reason_gap(inputs.model_copy(update={"tool": "calculator"}), []) is None
