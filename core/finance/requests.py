@@ -698,6 +698,10 @@ def _source_named_after(question: str, end: int) -> str | None:
     return what
 
 
+#: Right before a metric's name: the company's adjusted (non-GAAP) measure of it.
+_ADJUSTED_RE = re.compile(r"\b(?:adjusted|non-gaap)\s+$", re.I)
+
+
 def _names_known(phrase: str) -> bool:
     """The phrase names a line item or metric the lexicon knows."""
     return bool(line_item_mentions(phrase) or metric_mentions(phrase))
@@ -892,7 +896,14 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
                     position=start,
                 )
             )
-        if not _parts_at(question, start, clauses):
+        if not _parts_at(question, start, clauses) and _ADJUSTED_RE.search(question[:start]):
+            # "Adjusted EBITDA" is the company's own measure as it reports it (non-GAAP): read from its row
+            # by meaning, never computed by the textbook formula ("unadjusted EBITDA" is that formula).
+            name = f"adjusted {metric.name}"
+            requests.append(
+                _request(question, years, unit, name=name, formula=name, kind=metric.kind, position=start)
+            )
+        elif not _parts_at(question, start, clauses):
             name, formula = metric.name, metric.formula
             fallbacks = list(metric.fallbacks)
             less = _less_item(question, end)

@@ -579,3 +579,11 @@ def test_two_figures_set_against_each_other_are_both_asked_for():
 def test_a_formula_phrase_keeps_the_whole_name_of_its_part():
     (operand,) = operands(parse_formula("Compute & Networking operating income"))
     assert operand.qualifier == "Compute & Networking" and operand.item is not None
+
+
+def test_an_adjusted_metric_is_the_companys_own_row_not_the_textbook_formula():
+    (request,) = figure_requests("Why did Acme's adjusted EBITDA improve in 2021?", 2021)
+    assert request.name == request.formula == "adjusted EBITDA" and not request.line_items
+    # "Unadjusted" EBITDA is the textbook formula.
+    (request,) = figure_requests("What was Acme's FY2021 unadjusted EBITDA?", 2021)
+    assert request.formula == "operating income + depreciation and amortization"
