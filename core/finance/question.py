@@ -33,7 +33,8 @@ PER_SHARE_RE = re.compile(r"\bper (?:diluted |basic |common )?share\b|\beps\b", 
 CHANGE_RE = re.compile(
     r"\b(?:year[- ]over[- ]year|yoy|chang\w*|growth|grow\w*|grew|increas\w*|decreas\w*|improv\w*|declin\w*"
     r"|deteriorat\w*|profile|trajector\w*|trends?|fluctuat\w*|shift(?:s|ed|ing)?|variations?|var(?:y|ied|ies)"
-    r"|evolv\w*|evolution|movements?|moved|patterns?|swings?|alter(?:s|ed|ing|ations?)?)\b",
+    r"|evolv\w*|evolution|movements?|moved|patterns?|swings?|alter(?:s|ed|ing|ations?)?"
+    r"|rose|rise[sn]?|rising|fell|jump(?:s|ed)?|dropped|surged?|soared?|climbed)\b",
     re.I,
 )
 #: Two periods compared: a change, or "compared with", "versus", "between", "from … to".

@@ -562,3 +562,37 @@ def test_a_reason_worded_due_primarily_to_is_the_explanation_quoted() -> None:
         WriterInput(question="Why did Greater China sales fall in fiscal 2024?", steps=[step]), DEPS
     )
     assert draft.summary.startswith("The filing explains: “Greater China net sales decreased"), draft.summary
+
+
+def test_the_increase_explained_right_after_the_figure_is_its_own_reason() -> None:
+    """ "The increase was due primarily to …" after "Cost of revenue increased $202.0 million" explains cost of
+    revenue, ahead of a sentence about another cost that merely says "costs … driven by"."""
+    own = _ev(
+        "S1-E1",
+        "Cost of revenue increased $202.0 million, or 14%, in 2021 as compared to the prior year. The increase "
+        "was due primarily to $160.6 million higher insurance costs driven by increased rider demand.",
+    )
+    other = _ev(
+        "S1-E2",
+        "In addition, there was an increase of $48.4 million in transaction fees and $14.9 million in bikes and "
+        "scooter related costs driven by the increased ride volume.",
+    )
+    question = "Why did Acme's cost of revenue rise in 2021?"
+    step = _anchor(question, question, other).model_copy(
+        update={
+            "cards": [
+                KnowledgeCard(claim=other.text, evidence_ids=["S1-E2"], confidence=0.9),
+                KnowledgeCard(
+                    claim="The increase was due primarily to $160.6 million higher insurance costs driven by "
+                    "increased rider demand.",
+                    evidence_ids=["S1-E1"],
+                    confidence=0.8,
+                ),
+            ],
+            "evidence": [other, own],
+        }
+    )
+    draft = offline_write(WriterInput(question=question, steps=[step]), DEPS)
+    assert "The filing explains: “The increase was due primarily to $160.6 million" in draft.summary, (
+        draft.summary
+    )

@@ -587,3 +587,13 @@ def test_an_adjusted_metric_is_the_companys_own_row_not_the_textbook_formula():
     # "Unadjusted" EBITDA is the textbook formula.
     (request,) = figure_requests("What was Acme's FY2021 unadjusted EBITDA?", 2021)
     assert request.formula == "operating income + depreciation and amortization"
+
+
+def test_a_figure_said_to_have_moved_is_asked_with_its_change():
+    # "rose", "jumped": the question asks how much it moved, not only where it ended.
+    (request,) = figure_requests("Acme's cost of revenue rose in 2021 - by how much and why?", 2021)
+    assert (
+        request.name == "cost of revenue" and request.years == [2020, 2021] and request.aggregate == "change"
+    )
+    (request,) = figure_requests("Acme's effective tax rate jumped in fiscal 2024; what was it?", 2024)
+    assert request.name == "effective tax rate" and request.aggregate == "change"
