@@ -26,7 +26,7 @@ from core.finance.vocabulary import (
     search_terms_for,
 )
 from core.retrieval.routing import mentions_company
-from core.text.periods import LATEST_REPORT_RE, YEAR_TO_DATE_RE, fiscal_years
+from core.text.periods import LATEST_REPORT_RE, YEAR_TO_DATE_RE, find_time_expressions, fiscal_years
 from core.text.tokens import FRAMING_WORDS, STOPWORDS, content_terms
 
 _COORD_RE = re.compile(
@@ -271,8 +271,19 @@ def asks_beyond_figures(question: str) -> bool:
     return any(
         (not figure_requests(clause) and not weighs_two_figures(clause)) or topic_beside_figures(clause)
         for clause in clause_texts(need)
-        if clause.strip() and not DEFINITION_RE.search(clause)
+        if clause.strip() and not DEFINITION_RE.search(clause) and not names_only_a_period(clause)
     )
+
+
+def names_only_a_period(clause: str) -> bool:
+    """A clause that only says when ("In the latest quarter, …", "For fiscal 2023") or only points back ("If
+    so"): it asks for nothing. "… and why?" asks why."""
+    if asks_why(clause):
+        return False
+    rest = clause
+    for expression in find_time_expressions(clause)[0]:
+        rest = rest.replace(expression, " ")
+    return not content_terms(rest)
 
 
 def keywords_for(clause: str, company: str | None) -> list[str]:

@@ -169,7 +169,7 @@ class FactIndex:
         table adds up."""
         facts = self._load(filing_id).facts
         wanted = np.asarray(self._embed_query(asked), dtype=np.float32) if asked else None
-        best: tuple[tuple[float, int, int], list[tuple[str, Fact, FactValue]]] | None = None
+        best: tuple[tuple[float, float, int, int], list[tuple[str, Fact, FactValue]]] | None = None
         # The company's figure as its own rows print it: a "Consolidated" or "Total" row with that value is
         # the whole of a table that breaks the item down ("Online stores", …, "Consolidated").
         item_values = {
@@ -193,12 +193,17 @@ class FactIndex:
             )
             if not found:
                 continue
-            meaning = 0.0
+            meaning = own = 0.0
             if wanted is not None:
                 rows = [fact for _, fact, _ in found] + [total]
-                meaning = round(max(self._closeness(wanted, about) for about in self._about(rows)), 2)
-                meaning = meaning if meaning >= _PARTS_MEANING_MIN else 0.0  # a faint likeness says nothing
-            rank = (meaning, _PART_TABLES.get(total.kind, 1), len(found))
+                closeness = [round(self._closeness(wanted, about), 2) for about in self._about(rows)]
+                meaning = (
+                    max(closeness) if max(closeness) >= _PARTS_MEANING_MIN else 0.0
+                )  # faint says nothing
+                # Two breakdowns under one title and lead-in (regions, then market platforms): their rows say
+                # which the parts asked for are ("gaming and professional GPU segments").
+                own = closeness[0]
+            rank = (meaning, own, _PART_TABLES.get(total.kind, 1), len(found))
             if best is None or rank > best[0]:
                 best = (rank, [*found, (total.name, total, whole)])
         return best[1] if best else []

@@ -70,7 +70,8 @@ def split_sentences(text: str) -> list[str]:
 
 def is_boilerplate(sentence: str) -> bool:
     """True for disclaimers, cross-references, headings and table-of-contents lines."""
-    if _BOILERPLATE_RE.search(sentence):
+    # A PDF's line breaks fall anywhere: "Quarterly Report on\nForm 10-Q".
+    if _BOILERPLATE_RE.search(" ".join(sentence.split())):
         return True
     words = sentence.split()
     if len(words) < 6:

@@ -148,6 +148,8 @@ def test_a_question_asks_beyond_figures_only_with_a_clause_no_figure_answers():
     # A topic joined to a figure asks for words too; a parenthesis saying where to read it does not.
     assert asks_beyond_figures("Were there changes in Intel's debt structure or interest costs in 2023?")
     assert not asks_beyond_figures("What is the FY2019 D&A (from cash flow statement) for 3M?")
+    # A clause that only says when asks for nothing.
+    assert not asks_beyond_figures("In the latest quarter, what was NVIDIA's revenue by segment?")
 
 
 def test_the_topic_beside_a_figure_is_asked_alone() -> None:
