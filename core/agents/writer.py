@@ -137,7 +137,9 @@ def answer_paragraph(
         quote = reason.text.strip().rstrip(".")
         sentences.append(cited(f"The filing explains: “{quote}”", reason.evidence_ids))
     elif why and stated_figures:
-        sentences.append("No passage the research read explains the change.")
+        what = next((_figure_label(claim.text) for claim, _ in figures if claim.evidence_ids), "")
+        # Plainly, and of which figure: the filings may give no reason at all.
+        sentences.append(f"No passage the research read explains the change{f' in {what}' if what else ''}.")
     elif narrative and (not stated_figures or asks_beyond_figures(inputs.question)):
         # A part that asks for words, not a figure ("… and what risks does it see?"), or a why asked after no
         # figure ("… and what impact could they have?"): the filing's own words on the matter.

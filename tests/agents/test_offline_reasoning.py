@@ -467,6 +467,12 @@ def test_the_answer_is_a_paragraph_of_cited_figures_and_the_filing_s_own_reason(
     body = markdown.split("## Answer", 1)[1].strip()
     assert body.startswith("Research and development expense was") and body.index("- **") > body.index("[1]")
     assert body.index("_Extractive answer") > body.index("- **")
+    # With no passage that explains it, the paragraph says so, of the figure asked about.
+    silent = anchor.model_copy(update={"cards": anchor.cards[:1], "evidence": [revenue_reason]})
+    draft = offline_write(WriterInput(question=question, steps=[silent, figures]), DEPS)
+    assert "No passage the research read explains the change in research and development expense." in (
+        draft.summary
+    )
 
 
 def test_a_part_that_asks_for_words_is_answered_in_the_paragraph_beside_the_figures() -> None:
