@@ -206,7 +206,7 @@ _BEFORE_FIGURE_RE = re.compile(rf"({_CONJUNCT})(\s+(?:and|or)\s+)$")
 _AFTER_FIGURE_RE = re.compile(rf"^(\s+(?:and|or)\s+)({_CONJUNCT})")
 
 
-def topic_beside_figure(clause: str) -> str | None:
+def _topic_beside_figure(clause: str) -> str | None:
     """The clause asked of what it joins to a figure by "and"/"or" when that is no figure: "What changes in
     debt structure or interest expenses did Apple disclose" also asks "What changes in debt structure did
     Apple disclose", a topic to read about that the figure steps do not answer. None when every conjunct is
@@ -254,13 +254,13 @@ def clause_asks_only_for_figures(clause: str) -> bool:
     """True when the clause asks only for figures the vocabulary knows, and not why (a figure in other words
     may be stated in prose, "how many employees": its passages are searched too), nor about a topic beside
     them ("debt structure or interest expenses")."""
-    return _asks_known_figures(clause) and topic_beside_figure(clause) is None
+    return _asks_known_figures(clause) and _topic_beside_figure(clause) is None
 
 
 def topic_beside_figures(clause: str) -> str | None:
     """What a clause that asks for known figures also asks about, as a clause of its own (see
-    `topic_beside_figure`); None when it asks for nothing else or is no figure clause."""
-    return topic_beside_figure(clause) if _asks_known_figures(clause) else None
+    `_topic_beside_figure`); None when it asks for nothing else or is no figure clause."""
+    return _topic_beside_figure(clause) if _asks_known_figures(clause) else None
 
 
 def asks_beyond_figures(question: str) -> bool:

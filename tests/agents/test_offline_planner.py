@@ -153,18 +153,20 @@ def test_a_question_asks_beyond_figures_only_with_a_clause_no_figure_answers():
 
 
 def test_the_topic_beside_a_figure_is_asked_alone() -> None:
-    from core.agents.clauses import topic_beside_figure
+    from core.agents.clauses import topic_beside_figures
 
-    assert topic_beside_figure("What changes in debt structure or interest expenses did Apple disclose") == (
+    assert topic_beside_figures("What changes in debt structure or interest expenses did Apple disclose") == (
         "What changes in debt structure did Apple disclose"
     )
-    assert topic_beside_figure("Did interest expense or the debt structure change in 2023") == (
+    assert topic_beside_figures("Did interest expense or the debt structure change in 2023") == (
         "Did the debt structure change in 2023"
     )
     # Figures, companies and periods are no topic.
-    assert topic_beside_figure("What were Apple's net sales and operating income in 2023") is None
-    assert topic_beside_figure("What was Intel's or AMD's revenue in 2023") is None
-    assert topic_beside_figure("What were revenue and capex (from the cash flow statement) in FY2022") is None
+    assert topic_beside_figures("What were Apple's net sales and operating income in 2023") is None
+    assert topic_beside_figures("What was Intel's or AMD's revenue in 2023") is None
+    assert (
+        topic_beside_figures("What were revenue and capex (from the cash flow statement) in FY2022") is None
+    )
 
 
 def test_a_topic_joined_to_a_figure_gets_its_own_search() -> None:
