@@ -17,7 +17,7 @@ from core.finance.question import (
     clause_texts,
     strip_instructions,
 )
-from core.finance.requests import figure_requests, unknown_figure_phrases, weighs_two_figures
+from core.finance.requests import ADJUSTED_RE, figure_requests, unknown_figure_phrases, weighs_two_figures
 from core.finance.vocabulary import (
     item_for,
     line_item_mentions,
@@ -154,6 +154,8 @@ def figure_named(clause: str) -> str | None:
     if mentions:
         first = min(mentions, key=lambda m: m.start)
         qualifier = qualifier_before(clause, first.start)
+        if not qualifier and ADJUSTED_RE.search(clause[: first.start]):
+            qualifier = "adjusted"  # the company's own measure ("adjusted EBITDA")
         return f"{qualifier} {first.entry.name}" if qualifier else first.entry.name
     unknown = unknown_figure_phrases(clause)
     return unknown[0] if unknown else None

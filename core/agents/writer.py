@@ -137,7 +137,7 @@ def answer_paragraph(
         quote = reason.text.strip().rstrip(".")
         sentences.append(cited(f"The filing explains: “{quote}”", reason.evidence_ids))
     elif why and stated_figures:
-        what = next((_figure_label(claim.text) for claim, _ in figures if claim.evidence_ids), "")
+        what = next((_figure_name(claim.text) for claim, _ in figures if claim.evidence_ids), "")
         # Plainly, and of which figure: the filings may give no reason at all.
         sentences.append(f"No passage the research read explains the change{f' in {what}' if what else ''}.")
     elif narrative and (not stated_figures or asks_beyond_figures(inputs.question)):
@@ -304,6 +304,14 @@ def ranking_answer(question: str, figures: list[DraftClaim]) -> DraftClaim | Non
     word = "smallest" if fewest_first else "largest"
     evidence = list(dict.fromkeys(e for c in figures for e in c.evidence_ids[:1]))
     return DraftClaim(text=f"{first} is the {word}: {amount} (then {then}).", evidence_ids=evidence)
+
+
+def _figure_name(headline: str) -> str:
+    """A computed figure's name as a sentence names it: "research and development expense", "adjusted
+    EBITDA" (an acronym keeps its capitals)."""
+    name = re.split(r":| \(|, \d", headline, maxsplit=1)[0].strip()
+    first = name.split(" ", 1)[0]
+    return name if first.isupper() else name[:1].lower() + name[1:]
 
 
 def _figure_label(headline: str) -> str:

@@ -699,7 +699,7 @@ def _source_named_after(question: str, end: int) -> str | None:
 
 
 #: Right before a metric's name: the company's adjusted (non-GAAP) measure of it.
-_ADJUSTED_RE = re.compile(r"\b(?:adjusted|non-gaap)\s+$", re.I)
+ADJUSTED_RE = re.compile(r"\b(?:adjusted|non-gaap)\s+$", re.I)
 
 
 def _names_known(phrase: str) -> bool:
@@ -896,7 +896,7 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
                     position=start,
                 )
             )
-        if not _parts_at(question, start, clauses) and _ADJUSTED_RE.search(question[:start]):
+        if not _parts_at(question, start, clauses) and ADJUSTED_RE.search(question[:start]):
             # "Adjusted EBITDA" is the company's own measure as it reports it (non-GAAP): read from its row
             # by meaning, never computed by the textbook formula ("unadjusted EBITDA" is that formula).
             name = f"adjusted {metric.name}"

@@ -180,3 +180,10 @@ def test_a_topic_joined_to_a_figure_gets_its_own_search() -> None:
     # Two figures joined by "and" stay figures: no narrative step.
     plan = _plan("What were NVIDIA's interest expense and total debt in fiscal 2023?")
     assert not [s for s in plan.steps if s.tool == "search_10k" and not (s.reason or "")]
+
+
+def test_the_figure_a_clause_names_keeps_its_adjusted():
+    from core.agents.clauses import figure_named
+
+    assert figure_named("Why did Acme's adjusted EBITDA improve in 2021?") == "adjusted EBITDA"
+    assert figure_named("Why did Acme's EBITDA improve in 2021?") == "EBITDA"
