@@ -8,7 +8,7 @@ from core.agents.base import AgentDeps
 from core.agents.clauses import figure_named
 from core.agents.contracts import ReflectInput
 from core.agents.structured import structured_call
-from core.finance.question import asks_for_change, asks_why
+from core.finance.question import asks_why_it_moved
 from core.finance.vocabulary import STATEMENTS, line_item_for, line_items_in
 from core.models import Gap, ResearchNote
 from core.prompts import REFLECTOR_HUMAN, REFLECTOR_SYSTEM
@@ -166,10 +166,7 @@ def reason_gap(inputs: ReflectInput, claims: list[str]) -> Gap | None:
     """After a search for a part that asks why a figure moved, when none of the run's `claims` so far gives a
     reason for that figure's change: a follow-up in MD&A worded the way a filing explains a change
     ("effective tax rate … higher … due primarily to")."""
-    asked = inputs.sub_question
-    # A why about a figure's move ("what drove the increase", "why did it jump"), not "how do they relate".
-    about_a_move = asks_for_change(asked) or re.search(r"\bwhy\b", asked, re.I)
-    if inputs.tool != "search_10k" or inputs.reads_on or not (asks_why(asked) and about_a_move):
+    if inputs.tool != "search_10k" or inputs.reads_on or not asks_why_it_moved(inputs.sub_question):
         return None
     subject = figure_named(inputs.sub_question)
     if subject is None or any(_explains(claim, set(content_terms(subject))) for claim in claims):

@@ -139,6 +139,23 @@ def asks_why(text: str) -> bool:
     return bool(WHY_RE.search(text))
 
 
+#: What drove a figure's move: "why did it …", "… and why?", "what drove", "drivers of", "what caused", "the
+#: reasons for", "what was behind" (not "attributable to", "how do they relate", nor an instruction to "explain
+#: why" an answer is given).
+_WHY_MOVED_RE = re.compile(
+    r"(?<!explain )\bwhy\b|\bdr(?:ove|ivers?|iving|ives)\b|\bbehind\b|\bcaus(?:ed|es|ing)\b|\breasons?\b",
+    re.I,
+)
+
+
+def asks_why_it_moved(text: str) -> bool:
+    """True when the question asks what drove a figure's change ("What drove the increase in R&D?", "Why
+    did the effective tax rate jump?"), not only how it relates or whether it is useful."""
+    return bool(_WHY_MOVED_RE.search(text)) and (
+        asks_for_change(text) or bool(re.search(r"\bwhy\b", text, re.I))
+    )
+
+
 def asks_yes_no(text: str) -> bool:
     """True for a question answered yes or no ("Has it paid dividends…?", "Is it capital-intensive?")."""
     return bool(_YES_NO_RE.match(text))

@@ -193,3 +193,17 @@ def test_a_why_with_no_reason_read_yet_is_followed_up_in_mdna():
     )
     assert reason_gap(inputs.model_copy(update={"reads_on": True}), []) is None
     assert reason_gap(inputs.model_copy(update={"tool": "calculator"}), []) is None
+
+
+def test_only_a_why_about_a_move_is_followed_up_for_its_reason():
+    from core.finance.question import asks_why_it_moved
+
+    assert asks_why_it_moved("How much did it spend on R&D in fiscal 2024 and what drove the increase?")
+    assert asks_why_it_moved("Its effective tax rate jumped in fiscal 2024 - what was it and why?")
+    # "attributable to", an instruction to explain the answer, a relation: no move to explain.
+    assert not asks_why_it_moved("What is its FY2019 net income attributable to shareholders?")
+    assert not asks_why_it_moved(
+        "Has its quick ratio improved between FY2022 and FY2023? If the quick ratio is not useful, then state "
+        "that and explain why."
+    )
+    assert not asks_why_it_moved("How do its R&D and Data Center results relate to the risks?")
