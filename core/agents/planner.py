@@ -259,11 +259,13 @@ def _narrative_steps(
                 )
             )
             continue
+        beside = None
         if has_figures:
             if clause_asks_only_for_figures(clause):
                 continue  # the figure steps answer it
             # "debt structure or interest expenses": the figure steps answer the figure, this step the topic.
-            clause = topic_beside_figures(clause) or clause
+            beside = topic_beside_figures(clause)
+            clause = beside or clause
         if years and not fiscal_years(clause):
             # The question's period holds for each of its parts: "... in fiscal 2023, and how many employees".
             clause = f"{clause.rstrip(' ?.')} in fiscal {' and '.join(map(str, years))}"
@@ -277,8 +279,8 @@ def _narrative_steps(
                 if not replaced:
                     text = f"{text} ({company})"
             item = item_for(text)
-            if has_figures and item in (None, "Item 8"):
-                item = "Item 7"  # what drove a figure is discussed in MD&A
+            if has_figures and not beside and item in (None, "Item 8"):
+                item = "Item 7"  # what drove a figure is discussed in MD&A (a topic beside it: anywhere)
             steps.append(
                 DraftStep(
                     sub_question=as_question(text),

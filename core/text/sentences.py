@@ -29,6 +29,10 @@ _BOILERPLATE_PATTERNS = [
     r"if any of (these|the following) risks",
     r"^see (item|part|note)\b",
     r"could be materially and adversely affected",
+    # A report's definitions and certifications, not its findings.
+    r"as used herein",
+    r"based on my knowledge",
+    r"should be read in conjunction with",
 ]
 _BOILERPLATE_RE = re.compile("|".join(_BOILERPLATE_PATTERNS), re.IGNORECASE)
 #: A sentence ends at . ! ? (maybe followed by a closing quote or bracket) before whitespace and a capital,

@@ -177,6 +177,7 @@ def test_a_topic_joined_to_a_figure_gets_its_own_search() -> None:
     narrative = [s for s in plan.steps if s.tool == "search_10k" and "debt structure" in s.sub_question]
     assert len(narrative) == 1
     assert "interest" not in narrative[0].sub_question.lower()
+    assert narrative[0].document_section == "Item 8"  # its own Item: a debt's terms are in the notes
     # Two figures joined by "and" stay figures: no narrative step.
     plan = _plan("What were NVIDIA's interest expense and total debt in fiscal 2023?")
     assert not [s for s in plan.steps if s.tool == "search_10k" and not (s.reason or "")]

@@ -57,6 +57,8 @@ def test_certifications_and_update_disclaimers_are_boilerplate():
     from core.text.sentences import is_boilerplate
 
     assert is_boilerplate("I have reviewed this quarterly report on Form 10-Q of Intel Corporation;")
+    assert is_boilerplate('Each of the terms the "Company" and "Apple" as used herein refers to Apple Inc.')
+    assert is_boilerplate("Based on my knowledge, this report does not contain any untrue statement.")
     # Wherever a PDF breaks its lines.
     assert is_boilerplate("You should read this Quarterly Report on\nForm 10-Q completely and with care.")
     assert is_boilerplate(
