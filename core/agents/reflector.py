@@ -14,7 +14,7 @@ from core.models import Gap, ResearchNote
 from core.prompts import REFLECTOR_HUMAN, REFLECTOR_SYSTEM
 from core.text.markdown_table import is_table_line
 from core.text.periods import YEAR, fiscal_years
-from core.text.sentences import REASON_RE
+from core.text.reasons import reason_score
 from core.text.tokens import content_terms
 
 _CONFIRMED = 0.5
@@ -154,22 +154,17 @@ def read_on_gap(inputs: ReflectInput) -> Gap | None:
     )
 
 
-def _explains(claim: str, subject: set[str]) -> bool:
-    """The claim gives a reason for a change of the figure whose words are `subject`, naming most of them
-    before the reason ("The effective tax rate was higher … due primarily to …")."""
-    because = REASON_RE.search(claim)
-    named = set(content_terms(claim[: because.start()])) if because else set()
-    return bool(subject) and len(named & subject) * 2 >= len(subject)
-
-
-def reason_gap(inputs: ReflectInput, claims: list[str]) -> Gap | None:
-    """After a search for a part that asks why a figure moved, when none of the run's `claims` so far gives a
-    reason for that figure's change: a follow-up in MD&A worded the way a filing explains a change
-    ("effective tax rate … higher … due primarily to")."""
+def reason_gap(inputs: ReflectInput, claims: list[tuple[str, str]]) -> Gap | None:
+    """After a search for a part that asks why a figure moved, when none of the run's `claims` so far (each
+    with its passage) gives a reason naming most of that figure: a follow-up in MD&A worded the way a filing
+    explains a change ("effective tax rate … higher … due primarily to")."""
     if inputs.tool != "search_10k" or inputs.reads_on or not asks_why_it_moved(inputs.sub_question):
         return None
     subject = figure_named(inputs.sub_question)
-    if subject is None or any(_explains(claim, set(content_terms(subject))) for claim in claims):
+    terms = set(content_terms(subject or ""))
+    if subject is None or any(
+        reason_score(claim, passage, terms) * 2 >= len(terms) for claim, passage in claims
+    ):
         return None
     company = f"{inputs.company} " if inputs.company else ""
     years = " ".join(str(y) for y in fiscal_years(inputs.sub_question))

@@ -23,7 +23,7 @@ from core.finance.requests import weighs_two_figures
 from core.models import EVIDENCE_ID_RE, Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.text.figures import find_figures, unsupported_figures
-from core.text.sentences import REASON_RE, split_sentences
+from core.text.reasons import reason_score
 from core.text.tokens import content_terms
 
 MAX_CLAIMS_PER_STEP = 4
@@ -254,33 +254,12 @@ def _reason(inputs: WriterInput, figures: list[DraftClaim]) -> DraftClaim | None
             continue
         passages = {e.evidence_id: e.text for e in step.evidence}
         for card in step.cards:
-            because = REASON_RE.search(card.claim)
-            if not card.evidence_ids or because is None:
+            if not card.evidence_ids:
                 continue
-            score: float = len(subject & set(content_terms(card.claim[: because.start()])))
-            if not score and _THE_CHANGE_RE.match(card.claim):
-                # "The year-on-year increase was primarily due to …": the change of the figure its passage
-                # names ("Our overall gross margin increased to 72.7% … The year-on-year increase …").
-                passage = passages.get(card.evidence_ids[0], "")
-                sentences = split_sentences(passage)
-                at = next((i for i, text in enumerate(sentences) if card.claim[:40] in text), 0)
-                before = set(content_terms(sentences[at - 1])) if at > 0 else set()
-                named = subject & before
-                if subject and len(named) * 2 >= len(subject):
-                    # The sentence before states the figure's change ("Cost of revenue increased $202.0
-                    # million … The increase was due primarily to …"): its own explanation, in full.
-                    score = len(named) + 0.5
-                else:
-                    score = 0.5 if subject and subject <= set(content_terms(passage)) else 0.0
+            score = reason_score(card.claim, passages.get(card.evidence_ids[0], ""), subject)
             if score and (best is None or score > best[0]):
                 best = (score, DraftClaim(text=card.claim, evidence_ids=card.evidence_ids[:2]))
     return best[1] if best else None
-
-
-_THE_CHANGE_RE = re.compile(
-    r"^(?:the|this|that)\s+(?:year-(?:on|over)-year\s+)?(?:increase|decrease|improvement|decline|change|growth|rise)\b",
-    re.I,
-)
 
 
 def ranking_answer(question: str, figures: list[DraftClaim]) -> DraftClaim | None:

@@ -102,7 +102,13 @@ def reflect_on_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     if read_on is not None and not unread_passages_after(deps, read_on.reads_on_from, steps[: index + 1]):
         read_on = None  # nothing follows the best passages that the run has not read (or no catalog)
     # A why asked and no reason read yet for the figure: the filing's explanation, searched in MD&A.
-    why = reason_gap(inputs, [c.claim for s in steps[: index + 1] for c in s.cards])
+    passages = {e.evidence_id: e.text for s in steps[: index + 1] for e in s.evidence}
+    claims = [
+        (c.claim, passages.get(c.evidence_ids[0], "") if c.evidence_ids else "")
+        for s in steps[: index + 1]
+        for c in s.cards
+    ]
+    why = reason_gap(inputs, claims)
     structural = [
         g
         for g in [*evidence_gaps(inputs), *([read_on] if read_on else []), *([why] if why else [])]

@@ -103,11 +103,3 @@ def normalise_ws(text: str) -> str:
     text = text.replace("\u00a0", " ").replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
     text = text.replace("–", "-").replace("—", "-")
     return re.sub(r"\s+", " ", text).strip()
-
-
-#: Where a sentence gives a reason ("driven by", "due to", "reflecting", "as a result of").
-REASON_RE = re.compile(
-    r"\b(?:driven|due (?:\w+ )?to|primarily (?:by|from|as)|reflect\w*|as a result of|attributable to|because|offset by"
-    r"|result(?:ed|ing)? from)\b",
-    re.I,
-)

@@ -177,7 +177,7 @@ def test_a_why_with_no_reason_read_yet_is_followed_up_in_mdna():
         company="Apple",
     )
     other_reason = "Operating expenses increased primarily due to higher headcount-related costs."
-    gap = reason_gap(inputs, [other_reason])
+    gap = reason_gap(inputs, [(other_reason, other_reason)])
     assert gap is not None and gap.document_section == "Item 7" and gap.filing_id == "f1"
     assert gap.query.startswith("Apple effective tax rate 2024") and "due to" in gap.query
     assert "effective tax rate" in gap.description
@@ -186,7 +186,10 @@ def test_a_why_with_no_reason_read_yet_is_followed_up_in_mdna():
         "The Company's effective tax rate for 2024 was higher compared to 2023 due primarily to a one-time "
         "income tax charge."
     )
-    assert reason_gap(inputs, [other_reason, reason]) is None
+    assert reason_gap(inputs, [(other_reason, other_reason), (reason, reason)]) is None
+    # So does "The increase was due to …" right after the figure's own change, in its passage.
+    passage = "Apple's effective tax rate rose to 24.1% in 2024. The increase was due to a one-time charge."
+    assert reason_gap(inputs, [("The increase was due to a one-time charge.", passage)]) is None
     # Not for a question that asks no why, nor after a read-on or a calculation.
     assert (
         reason_gap(inputs.model_copy(update={"sub_question": "What was the effective tax rate?"}), []) is None

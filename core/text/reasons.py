@@ -1,0 +1,44 @@
+"""Sentences of a filing that explain a figure's change: "R&D expense increased 18% … primarily driven by …".
+
+One home for what the writer quotes as the filing's explanation and what reflection checks before it searches
+for one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.text.sentences import split_sentences
+from core.text.tokens import content_terms
+
+#: Where a sentence gives a reason ("driven by", "due to", "reflecting", "as a result of").
+REASON_RE = re.compile(
+    r"\b(?:driven|due (?:\w+ )?to|primarily (?:by|from|as)|reflect\w*|as a result of|attributable to|because|offset by"
+    r"|result(?:ed|ing)? from)\b",
+    re.I,
+)
+#: A sentence that explains "the increase" without naming what increased: the sentence before it does.
+_THE_CHANGE_RE = re.compile(
+    r"^(?:the|this|that)\s+(?:year-(?:on|over)-year\s+)?(?:increase|decrease|improvement|decline|change|growth|rise)\b",
+    re.I,
+)
+
+
+def reason_score(sentence: str, passage: str, subject: set[str]) -> float:
+    """How surely `sentence` (of `passage`) explains the change of the figure whose content words are
+    `subject`: the number of them it names before its reason ("Research and development expense increased …
+    primarily due to"); for "The increase was due primarily to …", those the sentence before it names, plus a
+    half (the figure's own explanation, in full), or a half when only the passage names them all. 0 when it
+    gives no reason or names none of the figure."""
+    because = REASON_RE.search(sentence)
+    if because is None or not subject:
+        return 0.0
+    score: float = len(subject & set(content_terms(sentence[: because.start()])))
+    if score or not _THE_CHANGE_RE.match(sentence):
+        return score
+    sentences = split_sentences(passage)
+    at = next((i for i, text in enumerate(sentences) if sentence[:40] in text), 0)
+    named = subject & set(content_terms(sentences[at - 1])) if at > 0 else set()
+    if len(named) * 2 >= len(subject):
+        return len(named) + 0.5
+    return 0.5 if subject <= set(content_terms(passage)) else 0.0
