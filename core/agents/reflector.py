@@ -14,7 +14,7 @@ from core.models import Gap, ResearchNote
 from core.prompts import REFLECTOR_HUMAN, REFLECTOR_SYSTEM
 from core.text.markdown_table import is_table_line
 from core.text.periods import YEAR, fiscal_years
-from core.text.reasons import reason_score
+from core.text.reasons import REASON_RE, reason_score
 from core.text.tokens import content_terms
 
 _CONFIRMED = 0.5
@@ -72,6 +72,9 @@ def missing_keywords(keywords: list[str], text: str) -> list[str]:
         low = keyword.lower()
         if low in _NOT_TOPICS or len(low) < 3 or _UNIT_KEYWORD.fullmatch(low.strip()):
             continue
+        if REASON_RE.search(low):
+            continue  # "primarily due to" words a search for a reason; it is no topic to find
+
         year = re.fullmatch(rf"(?:fy|fiscal\s*)?({YEAR})", low)
         if year:
             if year.group(1) not in years:

@@ -22,6 +22,7 @@ from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no
 from core.finance.requests import weighs_two_figures
 from core.models import EVIDENCE_ID_RE, Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
+from core.retrieval.routing import company_forms
 from core.text.figures import find_figures, unsupported_figures
 from core.text.reasons import reason_score
 from core.text.tokens import content_terms
@@ -137,7 +138,8 @@ def answer_paragraph(
         quote = reason.text.strip().rstrip(".")
         sentences.append(cited(f"The filing explains: “{quote}”", reason.evidence_ids))
     elif why and stated_figures:
-        what = next((_figure_name(claim.text) for claim, _ in figures if claim.evidence_ids), "")
+        companies = {form for f in inputs.filings for form in company_forms(f.company)}
+        what = next((_figure_name(claim.text, companies) for claim, _ in figures if claim.evidence_ids), "")
         # Plainly, and of which figure: the filings may give no reason at all.
         sentences.append(f"No passage the research read explains the change{f' in {what}' if what else ''}.")
     elif narrative and (not stated_figures or asks_beyond_figures(inputs.question)):
@@ -285,12 +287,14 @@ def ranking_answer(question: str, figures: list[DraftClaim]) -> DraftClaim | Non
     return DraftClaim(text=f"{first} is the {word}: {amount} (then {then}).", evidence_ids=evidence)
 
 
-def _figure_name(headline: str) -> str:
+def _figure_name(headline: str, companies: set[str]) -> str:
     """A computed figure's name as a sentence names it: "research and development expense", "adjusted
-    EBITDA" (an acronym keeps its capitals)."""
+    EBITDA", "Lyft adjusted EBITDA" (an acronym or a company's name keeps its capitals)."""
     name = re.split(r":| \(|, \d", headline, maxsplit=1)[0].strip()
     first = name.split(" ", 1)[0]
-    return name if first.isupper() else name[:1].lower() + name[1:]
+    return (
+        name if first.isupper() or any(name.startswith(c) for c in companies) else name[:1].lower() + name[1:]
+    )
 
 
 def _figure_label(headline: str) -> str:

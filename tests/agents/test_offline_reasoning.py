@@ -473,6 +473,11 @@ def test_the_answer_is_a_paragraph_of_cited_figures_and_the_filing_s_own_reason(
     assert "No passage the research read explains the change in research and development expense." in (
         draft.summary
     )
+    from core.agents.writer import _figure_name
+
+    # A company's name and an acronym keep their capitals.
+    assert _figure_name("Lyft adjusted EBITDA: FY2021 $92.9 million", {"Lyft"}) == "Lyft adjusted EBITDA"
+    assert _figure_name("EBITDA margin (FY2021): 4.2%", set()) == "EBITDA margin"
 
 
 def test_a_part_that_asks_for_words_is_answered_in_the_paragraph_beside_the_figures() -> None:

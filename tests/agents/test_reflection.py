@@ -210,3 +210,11 @@ def test_only_a_why_about_a_move_is_followed_up_for_its_reason():
         "that and explain why."
     )
     assert not asks_why_it_moved("How do its R&D and Data Center results relate to the risks?")
+
+
+def test_the_words_a_reason_search_uses_are_no_missing_topic():
+    from core.agents.reflector import missing_keywords
+
+    assert missing_keywords(
+        ["adjusted EBITDA", "primarily due to", "driven by", "China"], "Adjusted EBITDA"
+    ) == ["China"]
