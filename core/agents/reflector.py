@@ -74,7 +74,6 @@ def missing_keywords(keywords: list[str], text: str) -> list[str]:
             continue
         if REASON_RE.search(low):
             continue  # "primarily due to" words a search for a reason; it is no topic to find
-
         year = re.fullmatch(rf"(?:fy|fiscal\s*)?({YEAR})", low)
         if year:
             if year.group(1) not in years:
