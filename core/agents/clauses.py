@@ -183,13 +183,9 @@ def _with_subjects(clauses: list[str]) -> list[str]:
 def split_clauses(question: str) -> list[str]:
     """The question's clauses: split on ';', '?', 'then', and ', and how/what/...'; preamble dropped."""
     clauses: list[str] = []
-    when = ""  # "In the latest quarter, what were …": the period belongs to the clause after it
     for part in clause_texts(question):
-        if names_only_a_period(part) and not asks_why(part):
-            when = f"{when} {part[:1].lower()}{part[1:]}" if content_terms(part) else when
-        elif len([w for w in re.findall(r"[\w&]+", part) if w.lower() not in STOPWORDS | FRAMING_WORDS]) >= 1:
-            clauses.append(f"{part.rstrip(' ?.')},{when}" if when else part)
-            when = ""
+        if len([w for w in re.findall(r"[\w&]+", part) if w.lower() not in STOPWORDS | FRAMING_WORDS]) >= 1:
+            clauses.append(part)
         elif clauses and asks_why(part):
             clauses[-1] = f"{clauses[-1]} and {part}"  # "… what was it and why?": why it was, not a clause
 

@@ -188,12 +188,3 @@ def test_the_figure_a_clause_names_keeps_its_adjusted():
 
     assert figure_named("Why did Acme's adjusted EBITDA improve in 2021?") == "adjusted EBITDA"
     assert figure_named("Why did Acme's EBITDA improve in 2021?") == "EBITDA"
-
-
-def test_a_clause_that_only_says_when_belongs_to_the_next():
-    clauses = split_clauses("In the latest quarter, what were NVIDIA's Gaming revenue and its gross margin?")
-    assert clauses and all(c.startswith("what") and c.endswith(", in the latest quarter") for c in clauses)
-    plan = _plan("For fiscal 2023, what risks does NVIDIA see in export controls?")
-    assert [s.sub_question for s in plan.steps] == [
-        "What risks does NVIDIA see in export controls, for fiscal 2023?"
-    ]
