@@ -290,16 +290,21 @@ def ranking_answer(question: str, figures: list[DraftClaim]) -> DraftClaim | Non
 def _figure_name(headline: str, companies: set[str]) -> str:
     """A computed figure's name as a sentence names it: "research and development expense", "adjusted
     EBITDA", "Lyft adjusted EBITDA" (an acronym or a company's name keeps its capitals)."""
-    name = re.split(r":| \(|, \d", headline, maxsplit=1)[0].strip()
+    name = _figure_words(headline)
     first = name.split(" ", 1)[0]
     return (
         name if first.isupper() or any(name.startswith(c) for c in companies) else name[:1].lower() + name[1:]
     )
 
 
+def _figure_words(headline: str) -> str:
+    """A computed figure's headline up to its period or values, as written."""
+    return re.split(r":| \(|, \d", headline, maxsplit=1)[0].strip()
+
+
 def _figure_label(headline: str) -> str:
     """What a computed figure is ("Revenue", "NVIDIA research and development expense"), its values aside."""
-    return re.split(r":| \(|, \d", headline, maxsplit=1)[0].strip().lower()
+    return _figure_words(headline).lower()
 
 
 def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[DraftClaim]:
