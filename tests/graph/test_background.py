@@ -146,7 +146,9 @@ while True:
 
 
 @pytest.mark.slow
-def test_a_background_run_killed_with_its_process_resumes_from_its_last_checkpoint(sample_index) -> None:
+def test_a_background_run_killed_with_its_process_resumes_from_its_last_checkpoint(
+    sample_index, tmp_path
+) -> None:
     import os
     import subprocess
     import sys
@@ -161,13 +163,16 @@ def test_a_background_run_killed_with_its_process_resumes_from_its_last_checkpoi
         "spending change in FY2025?"
     )
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "WORKBENCH_WEB_SEARCH_ENABLED": "false"}
-    app = subprocess.Popen(
-        [sys.executable, "-c", _APP, str(data_dir), filing_id, question],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    child_log = tmp_path / "child-stderr.txt"  # what the killed process logged, for a failure's message
+    with child_log.open("w") as stderr:
+        app = subprocess.Popen(
+            [sys.executable, "-c", _APP, str(data_dir), filing_id, question],
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
     run_id = ""
     deadline = time.monotonic() + 300
     assert app.stdout is not None
@@ -185,7 +190,9 @@ def test_a_background_run_killed_with_its_process_resumes_from_its_last_checkpoi
     bench = Workbench(load_settings(data_dir=data_dir))
     interrupted = bench.get_run(run_id)
     done_before = len(interrupted.steps)  # the kill lands in step 2 or, the printing being slower, later
-    assert interrupted.status == "running" and 1 <= done_before < len(interrupted.plan.steps)
+    logged = child_log.read_text(errors="replace")[-3000:]
+    assert interrupted.status == "running", f"{interrupted.error}\n{logged}"
+    assert 1 <= done_before < len(interrupted.plan.steps)
     live = bench.run_in_background(
         run_id, "Resuming", len(interrupted.plan.steps), bench.continue_run, run_id
     )
