@@ -25,6 +25,7 @@ from core.models import (
     RunEvent,
     RunRecord,
 )
+from core.report.answer_markup import answer_plain_text
 from core.service import FilingNotFound, ServiceUnavailable, Workbench
 
 
@@ -282,6 +283,10 @@ def record_json(record: RunRecord) -> dict[str, Any]:
     data = record.model_dump(mode="json")
     for step in data["steps"]:
         step.pop("pool", None)
+    # Plain text for scripts and people ("$1,003 million", not "\\$1,003 million"); the Markdown the pages
+    # render, escapes and all, beside it.
+    data["answer_markdown"] = record.answer
+    data["answer"] = answer_plain_text(record.answer) if record.answer else record.answer
     data["citations"] = [
         {
             "number": c.number,

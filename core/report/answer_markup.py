@@ -137,3 +137,26 @@ def parse_answer(answer: str) -> list[AnswerBlock]:
             paragraph.append(line)
     flush()
     return [block for block in blocks if block.runs]
+
+
+def answer_plain_text(answer: str) -> str:
+    """The answer as plain text, no markup and no escapes (for JSON and text exports): headings and
+    paragraphs as lines, list items after "- " (numbered ones after their number), table rows with their
+    cells joined by " | "; citation markers stay "[n]"."""
+
+    def text(runs: list[Run]) -> str:
+        return "".join(run.text for run in runs).strip()
+
+    lines: list[str] = []
+    number = 0
+    for block in parse_answer(answer):
+        number = number + 1 if block.kind == "ordered" else 0
+        if block.kind == "table":
+            lines += [" | ".join(text(cell) for cell in row) for row in block.cells]
+        elif block.kind == "bullet":
+            lines.append(f"- {text(block.runs)}")
+        elif block.kind == "ordered":
+            lines.append(f"{number}. {text(block.runs)}")
+        else:
+            lines.append(text(block.runs))
+    return "\n".join(lines)

@@ -183,3 +183,22 @@ def test_a_table_of_figures_by_period_is_read_as_a_table_in_every_format() -> No
     html = report_html(record)
     assert "<table" in html and "Q2 FY2024" in html and "$1,480 million | restated [2]" in html
     assert "| Q1 FY2024 |" in report_markdown(record)
+
+
+def test_the_answer_as_plain_text_has_no_markup_and_no_escapes():
+    from core.report.answer_markup import answer_plain_text
+
+    answer = (
+        "## Answer\n\nRevenue was \\$422\\.6 million [3], up **17\\.9%** [1][2]\\.\n\n"
+        "| Period | Revenue |\n|---|---:|\n| FY2024 | \\$422\\.6 million \\| restated [3] |\n\n"
+        "- a point with `search\\_10k` [1]\n1. first\n2. second\n"
+    )
+    assert answer_plain_text(answer).splitlines() == [
+        "Answer",
+        "Revenue was $422.6 million [3], up 17.9% [1][2].",
+        "Period | Revenue",
+        "FY2024 | $422.6 million | restated [3]",
+        "- a point with `search_10k` [1]",
+        "1. first",
+        "2. second",
+    ]
