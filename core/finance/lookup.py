@@ -8,7 +8,7 @@ from typing import Any
 
 from core.finance.formula import Found, Lookup, Operand
 from core.finance.rows import FigureRow
-from core.finance.vocabulary import label_rank, normalise_label
+from core.finance.vocabulary import WORKING_CAPITAL_RE, as_item_value, label_rank, normalise_label
 from core.text.tokens import content_terms
 
 
@@ -63,6 +63,12 @@ def row_score(operand: Operand, row: FigureRow) -> float | None:
             # A balance is read at a date, a flow over a period: the cash flow statement's "Accounts
             # payable" row is the year's change, not the balance.
             return None
+        if (
+            row.statement == "cash_flow"
+            and operand.item.statement != "cash_flow"
+            and WORKING_CAPITAL_RE.search(row.group)
+        ):
+            return None  # "Changes in assets and liabilities: Income taxes" is a change, not the tax expense
         score = 10.0 - rank
         if row.statement == operand.item.statement:
             score += 5.0  # the primary statement beats a note or an MD&A table repeating the row
@@ -102,9 +108,7 @@ def make_lookup(rows: Sequence[SourcedRow], facts: Lookup | None = None) -> Look
                 continue
             score -= 0.05 * sourced.rank
             if best is None or score > best[0]:
-                value = (
-                    abs(figure.value) if operand.item is not None and operand.item.outflow else figure.value
-                )
+                value = as_item_value(operand.item, figure.value, sourced.row.label)
                 best = (score, sourced, value)
         if best is None:
             return None

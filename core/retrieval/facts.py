@@ -22,8 +22,11 @@ from core.finance.formula import Found, Lookup, Operand, PartsLookup
 from core.finance.question import PER_SHARE_RE
 from core.finance.vocabulary import (
     NEUTRAL_WORDS,
+    WORKING_CAPITAL_RE,
     LineItem,
+    as_item_value,
     label_rank,
+    labelled_items,
     line_item_mentions,
     line_item_named,
     with_filing_words,
@@ -125,6 +128,7 @@ class _FilingFacts:
     facts: list[Fact]
     vectors: np.ndarray | None
     activity: frozenset[str]
+    quarterly: bool  # a quarter's report (a 10-Q, a quarter's earnings release): its own period is 3 months
 
 
 class FactIndex:
@@ -148,7 +152,9 @@ class FactIndex:
         ids, vectors = self.catalog.fact_vectors(filing_id)
         if vectors is not None and ids != [f.fact_id for f in facts]:
             vectors = None  # facts without vectors: match by wording only
-        loaded = _FilingFacts(facts, vectors, frozenset(_roll_forward_activity(facts)))
+        filing = self.catalog.get_filing(filing_id)
+        quarterly = filing is not None and filing.fiscal_quarter is not None
+        loaded = _FilingFacts(facts, vectors, frozenset(_roll_forward_activity(facts)), quarterly)
         with self._lock:
             self._cache[filing_id] = loaded
             while len(self._cache) > 32:
@@ -293,10 +299,16 @@ class FactIndex:
                 continue  # the part named (a segment, a product) must be the row's or its table's
             if not part and fact.kind in _PART_KINDS:
                 continue  # the whole company's figure unless a part is named
+            if item is not None and item.key not in (known := labelled_items(fact.label)) and known:
+                continue  # a row labelled as another line item ("Income before taxes") is not this one
             words = _wording(wanted, fact)
             score = _MEANING * float(meaning[index]) + _WORDS * words + self._prior(item, fact, phrase)
             if fact.fact_id in activity and not _ACTIVITY_ASKED_RE.search(phrase):
                 score -= 0.1  # a roll-forward's activity ("added during the period") is not the balance asked
+            if months is None and loaded.quarterly and (value.months or 0) > 3:
+                # The quarter was asked and the row prints only a year to date (a 10-Q's cash flow statement):
+                # a row that prints the quarter itself reports it.
+                score -= _LONGER_PERIOD_PENALTY
             if score > 0:
                 matches.append(FactMatch(fact, value, score, float(meaning[index]), words))
         matches.sort(key=lambda m: -m.score)
@@ -325,11 +337,20 @@ class FactIndex:
             item.statement == "balance"
         ):
             return -1.0  # the cash flow statement's "Accounts payable" row is a change, not the balance
+        if (
+            fact.kind == "cash_flow"
+            and item.statement != "cash_flow"
+            and WORKING_CAPITAL_RE.search(fact.parent)
+        ):
+            return -1.0  # "Changes in assets and liabilities — Income taxes" is a change, not the tax expense
         prior = 0.0 if rank is None else 1.0 - 0.05 * rank
         if fact.kind == item.statement:
             prior += 0.5
         return prior
 
+
+#: How much a row that prints only a longer period (the year to date) ranks below one that prints the quarter.
+_LONGER_PERIOD_PENALTY = 0.3
 
 #: How close a table's description must be to the parts asked for to choose it by meaning (MiniLM cosine).
 _PARTS_MEANING_MIN = 0.35
@@ -579,7 +600,7 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
             for match in index.search(label, filing_id, year, limit=5, months=months):
                 if _label_words(match.fact.label) == _label_words(label):
                     # The answer names the row it read ("as printed in the row …"), so the reader sees it.
-                    return _found(index, match.fact, match.value, year, outflow=item.outflow)
+                    return _found(index, match.fact, match.value, year, item)
         return None
 
     def find(
@@ -610,20 +631,20 @@ def fact_lookup(index: FactIndex, filing_ids: list[str]) -> Lookup:
             and not (operand.qualifier and index.table_reports(best.fact, operand.item))
         ):
             return None  # a known line item is answered by a row labelled as it, or worded very nearly so
-        return _found(index, best.fact, best.value, year, outflow=bool(operand.item and operand.item.outflow))
+        return _found(index, best.fact, best.value, year, operand.item)
 
     return lookup
 
 
 def _found(
-    index: FactIndex, fact: Fact, value: FactValue, year: int, *, outflow: bool = False
+    index: FactIndex, fact: Fact, value: FactValue, year: int, item: LineItem | None = None
 ) -> Found | None:
     """A row's value for `year` as the calculator takes it, citing the row (None when it prints no number)."""
     chunks = index.catalog.get_chunks([fact.chunk_id])
     if not chunks or value.number is None:
         return None
     return Found(
-        value=abs(value.number) if outflow else value.number,
+        value=as_item_value(item, value.number, fact.label),
         label=fact.label,
         year=year,
         source=FactSource(chunks[0], fact.text, fact),

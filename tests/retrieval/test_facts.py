@@ -8,6 +8,7 @@ import pytest
 from core.config import Settings
 from core.finance.facts import read_facts
 from core.finance.formula import Operand
+from core.finance.vocabulary import line_item_named
 from core.index.catalog import Catalog
 from core.models import Chunk
 from core.retrieval.facts import FactIndex, fact_lookup
@@ -33,8 +34,9 @@ The tax effects of temporary differences (in millions).
 | Stock-based compensation | 99 | 93 |"""
 
 
-def _catalog_with(tmp_path, filing_id: str, text: str, page: int = 70) -> Catalog:
-    """A catalog holding one filing of one passage, `text`, with its facts read."""
+def _catalog_with(tmp_path, filing_id: str, text: str, page: int = 70, **filing: object) -> Catalog:
+    """A catalog holding one filing (an annual report unless `filing` says otherwise) of one passage,
+    `text`, with its facts read."""
     from core.models import Filing
 
     chunk = Chunk(
@@ -42,11 +44,11 @@ def _catalog_with(tmp_path, filing_id: str, text: str, page: int = 70) -> Catalo
         char_start=0, char_end=len(text), kind="table", text=text,
     )  # fmt: skip
     catalog = Catalog(Settings(data_dir=tmp_path).catalog_path)
-    filing = Filing(
-        filing_id=filing_id, filename="s.htm", company="Acme", source_type="html", pages=1, chunks=1
+    record = Filing(
+        filing_id=filing_id, filename="s.htm", company="Acme", source_type="html", pages=1, chunks=1, **filing
     )
     with catalog.transaction() as conn:
-        catalog.insert_filing(conn, filing, [chunk], read_facts(filing_id, [chunk]))
+        catalog.insert_filing(conn, record, [chunk], read_facts(filing_id, [chunk]))
     return catalog
 
 
@@ -407,3 +409,53 @@ def test_a_line_item_the_company_names_otherwise_is_the_row_its_definition_says_
         defined_label(chunks, operands(parse_formula("selling, general and administrative expense"))[0].item)
         is None
     )
+
+
+# A 10-Q's statements as Intel prints them: the quarter beside the nine months in the statement of income, the
+# nine months only in the cash flow statement, whose "Income taxes" row is a change in a balance.
+Q3_10Q = {"form": "10-Q", "fiscal_year": 2023, "fiscal_quarter": 3}
+QUARTERLY = """CONSOLIDATED CONDENSED STATEMENTS OF INCOME (In millions) Three Months Ended Nine Months Ended
+|  | Sep 30, 2023 | Oct 1, 2022 | Sep 30, 2023 | Oct 1, 2022 |
+|---|---|---|---|---|
+| Income (loss) before taxes | (52) | (188) | (2,026) | 8,564 |
+| Provision for (benefit from) taxes | (362) | (1,207) | (1,041) | (114) |
+| Net income (loss) | 310 | 1,019 | (985) | 8,678 |
+
+CONSOLIDATED CONDENSED STATEMENTS OF CASH FLOWS (In millions) Nine Months Ended
+|  | Sep 30, 2023 | Oct 1, 2022 |
+|---|---|---|
+| Changes in assets and liabilities: |  |  |
+| Income taxes | (2,676) | (4,062) |
+| Purchases of property, plant, and equipment | (18,100) | (17,500) |"""
+
+
+def test_a_quarters_line_item_is_the_statements_row_not_a_change_or_another_item(tmp_path):
+    index = FactIndex(_catalog_with(tmp_path, FILING, QUARTERLY, **Q3_10Q), embed_query=lambda text: [])
+    ranked = index.search("income tax expense", FILING, 2023)
+    # Labelled with the sign's alternative, the provision is the tax expense; the cash flow statement's change
+    # in taxes payable (a nine months' figure) and the pre-tax income (another line item) are not.
+    assert ranked[0].fact.label == "Provision for (benefit from) taxes" and ranked[0].value.number == -362
+    assert all(m.fact.label not in ("Income taxes", "Income (loss) before taxes") for m in ranked)
+    lookup = fact_lookup(index, [FILING])
+    tax = lookup(Operand("income tax expense", line_item_named("income tax expense"), (2023,)), 2023)
+    # A benefit printed in parentheses under a label that names it stays a benefit ...
+    assert tax is not None and tax.value == -362 and tax.months == 3
+    capex = lookup(Operand("capital expenditure", line_item_named("capital expenditure"), (2023,)), 2023)
+    # ... while an outflow printed in parentheses is the amount spent.
+    assert capex is not None and capex.value == 18100
+
+
+def test_a_row_that_prints_only_the_year_to_date_ranks_below_one_that_prints_the_quarter(tmp_path):
+    income, cash_flows = QUARTERLY.replace("Net income (loss)", "Widget royalties").split("\n\n")
+    cash_flows = cash_flows.replace("| Changes in assets and liabilities: |  |  |\n", "").replace(
+        "Income taxes", "Widget royalties"
+    )
+    # The year to date's row comes first in the filing: in a 10-Q only its period puts it second.
+    text = f"{cash_flows}\n\n{income}"
+    index = FactIndex(_catalog_with(tmp_path / "q", FILING, text, **Q3_10Q), embed_query=lambda text: [])
+    ranked = index.search("widget royalties", FILING, 2023)
+    assert [(m.value.number, m.value.months) for m in ranked[:2]] == [(310, 3), (-2676, 9)]
+    assert index.search("widget royalties", FILING, 2023, months=9)[0].value.number in (-985, -2676)
+    # In an annual report the longer period is the report's own: no row is put behind for it.
+    annual = FactIndex(_catalog_with(tmp_path / "k", FILING, text), embed_query=lambda text: [])
+    assert annual.search("widget royalties", FILING, 2023)[0].value.number == -2676

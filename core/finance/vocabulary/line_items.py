@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from core.finance.vocabulary.mentions import Mention, all_hits, pattern_of, scan
 from core.finance.vocabulary.metrics import metric_mentions
@@ -163,7 +164,7 @@ LINE_ITEMS: list[LineItem] = [
         [r"income tax(es)?( expense| provision)?", r"provision for income taxes", r"tax expense"],
         [
             r"(provision for|\(provision\) benefit for|benefit from) income taxes",
-            r"provision for taxes on income",
+            r"provision for (income )?taxes( on income)?",
             r"income tax(es)?( expense)?( \(benefit\))?",
             r"income tax(es)? \(?(expense|benefit)\)?( ?/ ?\(?(expense|benefit)\)?)?",
             r"income tax (provision|expense)",
@@ -512,17 +513,41 @@ _ALIAS_RES = [
 ]
 
 
+#: A sign's alternative printed inside a label: "Provision for (benefit from) taxes", "Other (income) expense".
+_SIGN_ALTERNATIVE_RE = re.compile(
+    r"\s*\((?:benefit|loss|losses|income|gain|gains|expense|provision)(?: from| for)?\)"
+)
+
+
 def label_rank(item: LineItem, label: str) -> int | None:
-    """Position of the first of `item`'s label patterns that the whole row label matches (lower = better)."""
+    """Position of the first of `item`'s label patterns that the whole row label matches (lower = better);
+    a label is also read without the sign's alternative it prints ("Provision for (benefit from) taxes")."""
     norm = normalise_label(label)
-    for rank, rx in enumerate(_LABEL_RES[item.key]):
-        if rx.fullmatch(norm):
-            return rank
+    plain = _SIGN_ALTERNATIVE_RE.sub("", norm)
+    for text in dict.fromkeys((norm, plain)):
+        for rank, rx in enumerate(_LABEL_RES[item.key]):
+            if rx.fullmatch(text):
+                return rank
     squashed = norm.replace(" ", "")
     for rank, rx in enumerate(_SQUASHED_RES[item.key]):
         if rx.fullmatch(squashed):
             return rank
     return None
+
+
+def as_item_value(item: LineItem | None, value: float, label: str) -> float:
+    """A row's value as the line item's figure: an outflow printed in parentheses ("Purchases of property
+    and equipment (1,234)") is still the amount spent, unless the label names what a negative value is
+    ("Provision for (benefit from) taxes (362)": a benefit), so the printed sign is the figure's own."""
+    if item is None or not item.outflow or _SIGN_ALTERNATIVE_RE.search(normalise_label(label)):
+        return value
+    return abs(value)
+
+
+@lru_cache(maxsize=4096)
+def labelled_items(label: str) -> frozenset[str]:
+    """Keys of the line items a row label is labelled as ("Income (loss) before taxes": pretax income)."""
+    return frozenset(li.key for li in LINE_ITEMS if label_rank(li, label) is not None)
 
 
 def line_item_for(phrase: str) -> LineItem | None:

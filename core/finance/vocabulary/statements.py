@@ -65,6 +65,11 @@ _KIND_OF_NAME = {
 }
 
 
+#: The cash flow statement's heading over changes in working capital ("Changes in operating assets and
+#: liabilities"): its rows are changes in balances, never an income statement's or a balance sheet's line.
+WORKING_CAPITAL_RE = re.compile(r"\bchanges?\s+in\b.*\b(?:assets|liabilities|working\s+capital)\b", re.I)
+
+
 def statement_kind(text: str) -> Statement | None:
     """The primary statement the first statement name in `text` names ('CONSOLIDATED BALANCE SHEETS' ->
     'balance'); None when it names none (an equity statement is not a primary statement here)."""
