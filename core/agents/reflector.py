@@ -103,14 +103,18 @@ def evidence_gaps(inputs: ReflectInput) -> list[Gap]:
     gaps: list[Gap] = []
     company = f"{inputs.company} " if inputs.company else ""
     for missing in inputs.missing:
-        name, _, year = missing.rpartition(" for FY")
+        # "total assets for FY2018", "Cloud Services revenue for Q1 FY2023": the figure, then its period.
+        name, _, period = missing.rpartition(" for ")
+        # A fiscal year is searched as the year the filing prints; a quarter's name is not printed (its
+        # columns say "Three Months Ended September 30, 2022"), so only the query carries it.
+        year = period.removeprefix("FY") if re.fullmatch(r"FY\d{4}", period) else ""
         item = line_item_for(name)
         words = item.search_terms if item else name
         statement = STATEMENTS[item.statement].search_terms if item else ""
         gaps.append(
             Gap(
                 description=f"{missing}{FIGURE_NOT_FOUND}",
-                query=f"{company}{name} {year} {statement}".strip(),
+                query=f"{company}{name} {year or period} {statement}".strip(),
                 document_section=None,
                 filing_id=inputs.filing_id,
                 keywords=[k for k in (words, year) if k],

@@ -48,7 +48,10 @@ class Operand:
 
     @property
     def name(self) -> str:
-        return self.item.name if self.item else self.phrase
+        """What the operand is, in words: its line item with the part named ("Data Center revenue")."""
+        if self.item is None:
+            return self.phrase
+        return f"{self.qualifier} {self.item.name}" if self.qualifier else self.item.name
 
     def as_part(self) -> Operand | None:
         """This operand read as a part of the company's line item when its phrase opens with a name the

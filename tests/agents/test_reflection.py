@@ -32,6 +32,23 @@ def test_missing_calculator_inputs_become_searches_of_the_whole_filing():
     assert "Fleet Software revenue" in second.query and "2017" in second.query
 
 
+def test_a_quarters_missing_input_is_searched_with_its_part_and_its_quarter():
+    note = offline_reflect(
+        ReflectInput(
+            sub_question="What is the Cloud Services revenue amount for Q1 FY2023?",
+            tool="calculator",
+            filing_id="f1",
+            company="Acme",
+            missing=["Cloud Services revenue for Q1 FY2023"],
+        ),
+        DEPS,
+    )
+    [gap] = note.gaps
+    assert gap.query.startswith("Acme Cloud Services revenue Q1 FY2023 ")
+    # A quarter's name is not printed in its columns: no keyword asks for it.
+    assert not any("Q1" in keyword for keyword in gap.keywords)
+
+
 def test_an_empty_item_search_is_retried_over_the_whole_filing():
     note = offline_reflect(
         ReflectInput(

@@ -597,3 +597,9 @@ def test_a_figure_said_to_have_moved_is_asked_with_its_change():
     )
     (request,) = figure_requests("Acme's effective tax rate jumped in fiscal 2024; what was it?", 2024)
     assert request.name == "effective tax rate" and request.aggregate == "change"
+
+
+def test_a_missing_parts_input_is_named_with_its_part():
+    [operand] = operands(parse_formula("Cloud Services revenue"))
+    assert operand.item is not None and operand.qualifier == "Cloud Services"
+    assert operand.name == "Cloud Services revenue"  # not "revenue": the follow-up searches for the part
