@@ -6,7 +6,7 @@ import re
 
 from core.agents.contracts import DraftClaim, DraftTable, ReportDraft
 from core.models import EVIDENCE_ID_PATTERN, Citation, Evidence
-from core.text.escape import escape_markdown
+from core.text.escape import escape_markdown, escape_markdown_inline
 from core.text.markdown_table import is_table_line, row_cells
 from core.text.sentences import jaccard, normalise_ws, split_sentences
 from core.text.tokens import content_terms
@@ -19,6 +19,11 @@ _EVIDENCE_REF_RE = re.compile(rf"\[((?:{EVIDENCE_ID_PATTERN})(?:\s*[,;]\s*{EVIDE
 def _inert(text: str) -> str:
     """Document text on one line as inert Markdown: no links, emphasis, HTML, math or fake citations."""
     return escape_markdown(normalise_ws(text))
+
+
+def _inert_inline(text: str) -> str:
+    """`_inert` for text in the middle of a line (a working after its figure, a table cell)."""
+    return escape_markdown_inline(normalise_ws(text))
 
 
 def best_quote(claim: str, passage: str) -> str:
@@ -91,7 +96,7 @@ def _claim_line(book: CitationBook, claim: DraftClaim, *, headline: bool = False
     if headline and " — " in claim.text:
         # "Operating margin (FY2022): 34.6% — 5,000 / 14,000 = 34.6%": the figure in bold, then its working.
         head, working = claim.text.split(" — ", 1)
-        return f"- **{_inert(head)}** — {_inert(working)} {marks}".rstrip()
+        return f"- **{_inert(head)}** — {_inert_inline(working)} {marks}".rstrip()
     if headline:
         return f"- **{_inert(claim.text)}** {marks}".rstrip()
     return f"- {_inert(claim.text)} {marks}".rstrip()
@@ -101,10 +106,10 @@ def _table_lines(book: CitationBook, table: DraftTable) -> list[str]:
     """A figures table as Markdown: the row's name, then each figure with its citations (cells inert)."""
 
     def cell(claim: DraftClaim) -> str:
-        return f"{_inert(claim.text)} {book.cite(claim.evidence_ids, claim.text)}".strip()
+        return f"{_inert_inline(claim.text)} {book.cite(claim.evidence_ids, claim.text)}".strip()
 
     lines = [
-        "| " + " | ".join(_inert(c) for c in table.columns) + " |",
+        "| " + " | ".join(_inert_inline(c) for c in table.columns) + " |",
         "|---|" + "---:|" * (len(table.columns) - 1),
     ]
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in table.rows]

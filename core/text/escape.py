@@ -22,6 +22,12 @@ def escape_markdown(text: str) -> str:
     return _LINE_START_NUMBER.sub(r"\1\\\2", escaped)
 
 
+def escape_markdown_inline(text: str) -> str:
+    """Text that renders literally in the middle of a Markdown line (after "— ", inside a table cell): only
+    the characters that are syntax anywhere are escaped, so "-362" and "1." stay as they are."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
 def escape_html(text: str) -> str:
     """Text that renders literally inside HTML elements and attributes."""
     return html.escape(text, quote=True)

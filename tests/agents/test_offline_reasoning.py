@@ -256,6 +256,28 @@ def test_quotes_and_escaping() -> None:
     assert escape_markdown("[1] *bold* <b>$5</b>") == r"\[1\] \*bold\* \<b\>\$5\</b\>"
 
 
+def test_text_in_the_middle_of_a_line_escapes_only_what_markdown_needs() -> None:
+    from core.agents.contracts import DraftClaim, DraftTable, ReportDraft
+
+    cited = ["S1-E1"]
+    draft = ReportDraft(
+        answer=[
+            DraftClaim(
+                text="Effective tax rate (Q3 FY2023): 696.2% — -362 / -52 = 696.2%", evidence_ids=cited
+            )
+        ],
+        tables=[
+            DraftTable(
+                columns=["Period", "Gross margin"],
+                rows=[[DraftClaim(text="Q1 FY2023"), DraftClaim(text="69.2% [x]", evidence_ids=cited)]],
+            )
+        ],
+    )
+    answer, _ = assemble_report(draft, {"S1-E1": _ev("S1-E1", "Effective tax rate 696.2% 69.2%")})
+    assert "— -362 / -52 = 696.2% [1]" in answer  # a minus sign after "— " starts no list
+    assert "| 69.2% \\[x\\] [1] |" in answer  # "69.2%" starts no ordered list; brackets stay inert
+
+
 TABLE_TEXT = (
     "Operating Expenses\n"
     "|  | 2023 |  | 2022 |\n|---|---|---|---|\n"
