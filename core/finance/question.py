@@ -34,7 +34,8 @@ CHANGE_RE = re.compile(
     r"\b(?:year[- ]over[- ]year|yoy|chang\w*|growth|grow\w*|grew|increas\w*|decreas\w*|improv\w*|declin\w*"
     r"|deteriorat\w*|profile|trajector\w*|trends?|fluctuat\w*|shift(?:s|ed|ing)?|variations?|var(?:y|ied|ies)"
     r"|evolv\w*|evolution|movements?|moved|patterns?|swings?|alter(?:s|ed|ing|ations?)?"
-    r"|rose|rise[sn]?|rising|fell|jump(?:s|ed)?|dropped|surged?|soared?|climbed)\b",
+    r"|rose|rise[sn]?|rising|fell|fall(?:s|en|ing)?|jump(?:s|ed)?|drop(?:s|ped|ping)?|surged?|soared?|climbed"
+    r"|shr[aiu]nk\w*|slump\w*|plung\w*|tumbl\w*|dipped|slid)\b",
     re.I,
 )
 #: Two periods compared: a change, or "compared with", "versus", "between", "from … to".

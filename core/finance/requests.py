@@ -274,6 +274,10 @@ _FIGURE_ASK_RE = re.compile(
     r"|(?:usd|us\$|\$) ?(?:thousands|millions|billions)|spen[dt]|pa(?:y|id)|cost|charged?|booked?|recorded?)\b",
     re.I,
 )
+#: A clause that asks how the filing puts something: its words are asked for, not a figure.
+_DESCRIBES_RE = re.compile(
+    r"\b(?:describes?|described|discuss(?:es|ed)?|characteri[sz]es?|characteri[sz]ed)\b", re.I
+)
 #: A phrase opening like this asks for a list or a judgement, not a figure ("major acquisitions").
 _NOT_A_FIGURE_START_RE = re.compile(
     r"^(?:major|key|main|primary|largest|biggest|top|which|any|times)\b", re.I
@@ -329,7 +333,8 @@ _NOT_A_COUNT = frozenset(
 )
 #: What an analyst calls a company's people, and what filings count them as.
 _HEADCOUNT_RE = re.compile(
-    r"^(?:heads?|headcount|employees?|fte|ftes|full-time equivalents?|staff|workers?)$", re.I
+    r"^(?:heads?|headcount|employees?|fte|ftes|full-time equivalents?|staff|workers?|workforce|personnel)$",
+    re.I,
 )
 
 
@@ -479,7 +484,28 @@ def _parts_at(question: str, start: int, clauses: list[tuple[int, int, str]]) ->
         mentions = [*line_item_mentions(clause), *metric_mentions(clause)]
         if any((qualifier_before(clause, m.start) or "").endswith(named[0].split()[-1]) for m in mentions):
             return []
+    if not named and at is not None and _POSSESSIVE_PRONOUN_RE.search(question[:start]):
+        return _part_referred_to(question, start, clauses[:at])
     return named
+
+
+#: A figure owned by a pronoun: "… but its operating income fell", "what happened to their margins".
+_POSSESSIVE_PRONOUN_RE = re.compile(r"\b(?:its|their)\s+$", re.I)
+
+
+def _part_referred_to(question: str, start: int, earlier: list[tuple[int, int, str]]) -> list[str]:
+    """The part a pronoun before a figure at `start` refers to: the part the nearest figure before it is of
+    ("AWS sales grew but its operating income fell": AWS), else the part an earlier clause names as its
+    subject ("Apple FY2024 Services: revenue, growth; what happened to its margin?"); empty for the company."""
+    before = [m.start for m in [*line_item_mentions(question), *metric_mentions(question)] if m.start < start]
+    for at in sorted(before, reverse=True):
+        qualifier = qualifier_before(question, at)
+        if qualifier:
+            return [qualifier]
+    for _, _, clause in reversed(earlier):
+        if named := parts_named(clause):
+            return named if len(named) == 1 else []
+    return []
 
 
 def _position(question: str, phrase: str) -> int:
@@ -584,6 +610,8 @@ def unknown_figure_phrases(question: str) -> list[str]:
             continue
         if not (_FIGURE_ASK_RE.search(clause) or _names_a_figure(clause) or _asks_what_at(clause)):
             continue
+        if _DESCRIBES_RE.search(clause):
+            continue  # "how does the company describe its approach to its people and pay": prose asked
         known = bool(metric_mentions(clause)) or any(
             line_item_named(clause[m.start : m.end]) for m in line_item_mentions(clause)
         )
@@ -1073,15 +1101,17 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
                 )
             )
     for phrase in unknown:
-        # A figure the lexicon does not list: found among the filing's facts by meaning.
+        # A figure the lexicon does not list: found among the filing's facts by meaning. A company's people
+        # ("How big is its workforce?") are the count of employees the filing states.
         years = _with_prior_year(question, _years(question, default_year))
+        counted = "number of employees" if _HEADCOUNT_RE.match(phrase) else None
         requests.append(
             _request(
                 question,
                 years,
                 unit,
-                name=phrase,
-                formula=_as_operand(phrase),
+                name=counted or phrase,
+                formula=counted or _as_operand(phrase),
                 kind="amount",
                 position=_position(question, phrase),
             )

@@ -388,6 +388,24 @@ def test_a_share_is_not_read_where_none_is_asked():
         ("How much did Apple's R&D expenditure grow in 2023?", ["research and development expense"]),
         # No part named: the whole company's figures.
         ("What were revenue and net income in 2023?", ["revenue", "net income"]),
+        # A heading names the part the figures listed after its colon are of (the planner has written the
+        # company's own name as "the company"); a name that opens the heading is the company's.
+        (
+            "the company FY2023 Services: revenue, growth, share of total net sales, and why it grew?",
+            ["Services revenue", "Services revenue as a share of revenue"],
+        ),
+        (
+            "the company Intelligent Cloud, quarter ended September 30, 2023: revenue, growth, share of total revenue",
+            ["Intelligent Cloud revenue", "Intelligent Cloud revenue as a share of revenue"],
+        ),
+        ("Lyft 2021: revenue, growth and net loss", ["revenue", "net loss"]),
+        ("Note: what was revenue in 2023?", ["revenue"]),
+        # A pronoun owning a figure refers to the part of the figure before it, else to the company.
+        (
+            "AWS sales grew in Q1 2023 but its operating income fell. How much did it fall?",
+            ["AWS revenue", "AWS operating income"],
+        ),
+        ("What was the company's revenue in 2023 and its net income?", ["revenue", "net income"]),
     ],
 )
 def test_figures_are_read_with_the_part_of_the_company_they_are_asked_for(question, expected):
@@ -401,6 +419,28 @@ def test_an_amount_per_head_is_the_amount_over_the_headcount():
     assert all(
         "number of" not in r.formula for r in figure_requests("What was diluted EPS per share in 2021?")
     )
+
+
+def test_a_companys_people_are_its_employee_count_and_how_it_describes_them_is_prose():
+    requests = figure_requests(
+        "How big is the company's workforce at FY2023 year-end and how does the company describe its approach "
+        "to its people and pay?",
+        2023,
+    )
+    assert [(r.name, r.formula) for r in requests] == [("number of employees", "number of employees")]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Why did the company's Mac sales drop so much in FY23?",
+        "Why did the company's Mac sales fall in fiscal 2023?",
+        "What made Mac sales shrink in 2023?",
+    ],
+)
+def test_why_a_figure_dropped_asks_for_the_figure_and_its_change(question):
+    [request] = figure_requests(question, 2023)
+    assert (request.name, request.aggregate, request.years) == ("Mac revenue", "change", [2022, 2023])
 
 
 def test_two_figures_sharing_a_head_are_each_asked_for():

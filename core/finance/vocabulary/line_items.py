@@ -689,6 +689,48 @@ def _owned_part(text: str) -> list[str]:
     return [name]
 
 
+#: Words that open a sentence or a phrase, never a list of figures or a part's name.
+_QUESTION_WORDS = frozenset(
+    ["why", "when", "where", "who", "whether", "in", "for", "during", "at", "on", "by", "note"]
+)
+#: A heading that names what the figures after its colon are of: "Apple FY2024 Services: revenue, growth, …".
+_HEADING_RE = re.compile(r"^(?P<head>[^:?]{2,80}):\s+\S")
+#: Periods a heading may name beside its subject: "FY2024", "fiscal 2024", "quarter ended September 30, 2023".
+_HEADING_PERIOD_RE = re.compile(
+    r"\b(?:(?:three|six|nine|twelve)\s+months|quarter|year|fiscal\s+year|period)\s+end(?:ed|ing)\s+[A-Z][a-z]+\.?"
+    r"\s+\d{1,2},?\s+\d{4}|\b(?:FY|Q[1-4])\s?'?\d{2,4}\b|\bfiscal\s+\d{4}\b|\b\d{4}\b"
+)
+
+
+def _heading_part(text: str) -> list[str]:
+    """The part a heading names as the subject of the figures listed after its colon ("the company FY2024
+    Services: revenue, growth" -> ["Services"]); empty when the heading names only the company or a period."""
+    m = _HEADING_RE.match(text.strip())
+    if m is None:
+        return []
+    listed = text.strip()[m.end("head") + 1 :].split()
+    if not listed or listed[0].lower() in _OPENERS | _QUESTION_WORDS:
+        return []  # "Note: what was …" is a sentence after a colon, not a list of figures
+    head = _HEADING_PERIOD_RE.sub(",", m.group("head"))
+    names = list(re.finditer(_NAME, head))
+    if not names or not head[: names[-1].start()].strip(" ,"):
+        return []  # a name that opens the heading is the company's ("Lyft 2021: revenue, …")
+    name = names[-1].group(0).strip()
+    words = name.split()
+    while words and (words[0].lower() in _NOT_QUALIFIERS | _OPENERS or _NOT_PARTS_RE.search(words[0])):
+        words = words[1:]
+    name = " ".join(words)
+    if (
+        not name
+        or name.lower() in _QUESTION_WORDS
+        or _NOT_PARTS_RE.search(name)
+        or line_item_mentions(name)
+        or metric_mentions(name)
+    ):
+        return []
+    return [name]
+
+
 def parts_named(clause: str) -> list[str]:
     """The parts of the company (segments, businesses, regions) a clause names as the subject of its figures:
     one ("What did Uber's Delivery business bring in?") or a list ("Compare the operating income of its two
@@ -702,7 +744,7 @@ def parts_named(clause: str) -> list[str]:
         if words:
             return [" ".join(words)]
     if not _PART_WORDS_RE.search(text):
-        return _owned_part(text)
+        return _owned_part(text) or _heading_part(text)
     listed = _PART_LIST_RE.search(text)
     if not listed:
         return []
