@@ -174,12 +174,24 @@ def reason_gap(inputs: ReflectInput, claims: list[tuple[str, str]]) -> Gap | Non
         return None
     company = f"{inputs.company} " if inputs.company else ""
     years = " ".join(str(y) for y in fiscal_years(inputs.sub_question))
+    # MD&A explains a figure right after the table that prints it ("Provision for Income Taxes | Effective tax
+    # rate …", then "The Company's effective tax rate for 2024 was higher … due primarily to …"): where the
+    # step found such a table, the follow-up reads on from it; the caller searches instead when nothing
+    # unread follows it.
+    tables = [
+        ev.chunk_id
+        for ev in inputs.evidence
+        if ev.chunk_id
+        and _is_table(ev.text)
+        and len(terms & set(content_terms(ev.text))) * 2 >= len(terms) + 1
+    ]
     return Gap(
         description=f"no passage read explains the change in {subject}",
         query=f"{company}{subject} {years} increased or decreased primarily due to".replace("  ", " "),
         document_section="Item 7",
         filing_id=inputs.filing_id,
         keywords=[subject, "primarily due to", "driven by"],
+        reads_on_from=tables[:READ_ON_HITS],
     )
 
 

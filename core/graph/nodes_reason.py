@@ -109,6 +109,11 @@ def reflect_on_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
         for c in s.cards
     ]
     why = reason_gap(inputs, claims)
+    if why is not None and why.reads_on_from:
+        if unread_passages_after(deps, why.reads_on_from, steps[: index + 1]):
+            why = why.model_copy(update={"document_section": None})  # the read-on stays in the table's Item
+        else:
+            why = why.model_copy(update={"reads_on_from": []})  # nothing unread after the tables: search
     structural = [
         g
         for g in [*evidence_gaps(inputs), *([read_on] if read_on else []), *([why] if why else [])]

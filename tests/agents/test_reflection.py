@@ -197,7 +197,21 @@ def test_a_why_with_no_reason_read_yet_is_followed_up_in_mdna():
     gap = reason_gap(inputs, [(other_reason, other_reason)])
     assert gap is not None and gap.document_section == "Item 7" and gap.filing_id == "f1"
     assert gap.query.startswith("Apple effective tax rate 2024") and "due to" in gap.query
-    assert "effective tax rate" in gap.description
+    assert "effective tax rate" in gap.description and gap.reads_on_from == []
+    # Where the step read the table that prints the figure, the follow-up reads on from it: MD&A explains
+    # a figure right after its table. A table of other figures is not read on from.
+    table = (
+        "Provision for Income Taxes\n| | 2024 | 2023 |\n|---|---|---|\n| Effective tax rate | 24.1% | 14.7% |"
+    )
+    others = (
+        "Operating Expenses\n| | 2024 | 2023 |\n|---|---|---|\n| Research and development | 31,370 | 29,915 |"
+    )
+    evidence = [
+        Evidence(evidence_id="S1-E1", text=table, chunk_id="c1"),
+        Evidence(evidence_id="S1-E2", text=others, chunk_id="c2"),
+    ]
+    read = inputs.model_copy(update={"evidence": evidence})
+    assert reason_gap(read, [(other_reason, other_reason)]).reads_on_from == ["c1"]
     # The figure's own explanation, once read, ends it.
     reason = (
         "The Company's effective tax rate for 2024 was higher compared to 2023 due primarily to a one-time "
