@@ -8,6 +8,7 @@ import re
 from core.agents.contracts import FilingInfo
 from core.finance.formula import FormulaError
 from core.finance.question import (
+    ASKING_PREPOSITION,
     DEFINITION_RE,
     IMPERATIVE_RE,
     PRONOUN_RE,
@@ -118,6 +119,9 @@ def _mentions(text: str, name: str) -> bool:
     return re.search(rf"\b{re.escape(name)}\b", text, re.I) is not None
 
 
+#: "does it", "did it", "is it": the company asked about, as the subject of its clause.
+_COMPANY_ASKED_RE = re.compile(r"\b(?:does|did|do|has|is|was|will|can|could)\s+it$", re.I)
+
 # Joins a clause that points back at the one before it; pronouns after it are left alone.
 MERGED = "; and"
 _GIVEN_RE = re.compile(r"^(given|considering|in light of|because of)\s+", re.I)
@@ -133,7 +137,17 @@ def _merge_dangling(clauses: list[str]) -> list[str]:
         # A clause about another company stays apart: it may be searched on the web.
         outside = any(_mentions(clause, c) for c in _KNOWN_COMPANIES)
         dangling = topic is None and not _METRIC_RE.search(clause) and not outside
-        if out and PRONOUN_RE.search(clause) and (dangling or topic == item_for(out[-1])):
+        # "… and on what factors does it compete?": a clause of its own whose only pronoun is the company
+        # asking ("does it"); it stays apart, its "it" resolved to the company.
+        of_company = all(
+            m.group(0).lower() == "it" and _COMPANY_ASKED_RE.search(clause[: m.end()])
+            for m in PRONOUN_RE.finditer(clause)
+        )
+        if (
+            out
+            and PRONOUN_RE.search(clause)
+            and (dangling or (topic == item_for(out[-1]) and not of_company))
+        ):
             out[-1] = f"{out[-1]}{MERGED} {clause[0].lower()}{clause[1:]}"
         else:
             out.append(clause)
@@ -344,9 +358,15 @@ def resolve_pronouns(clause: str, company: str | None) -> str:
 
 def as_question(clause: str) -> str:
     text = clause[0].upper() + clause[1:] if clause else clause
-    if re.match(rf"^(?:{QUESTION_WORDS})\b", text, re.I) and not IMPERATIVE_RE.match(text):
+    if re.match(rf"^{ASKING_PREPOSITION}(?:{QUESTION_WORDS})\b", text, re.I) and not IMPERATIVE_RE.match(
+        text
+    ):
         return text.rstrip(".") + "?"
-    if not re.match(rf"^(?:{QUESTION_WORDS}|is|are|does|do|did|was|were|has|have|can|will)\b", text, re.I):
+    if not re.match(
+        rf"^{ASKING_PREPOSITION}(?:{QUESTION_WORDS}|is|are|does|do|did|was|were|has|have|can|will)\b",
+        text,
+        re.I,
+    ):
         # A bare topic ("Northwind's dependence on one manufacturer") becomes a question about it.
         return f"What does the filing say about {clause.rstrip('?.')}?"
     return text.rstrip("?") + "."

@@ -112,8 +112,12 @@ _PREAMBLE_RE = re.compile(
     r"^\s*(?:from|in|according to|based on|using|per)\s+[^,?]{0,80}?(?:10-?k|filing|annual report|report)\b[^,?]*,\s*",
     re.I,
 )
+#: A preposition a question word may follow ("…, and on what factors does it compete?").
+ASKING_PREPOSITION = r"(?:(?:on|in|for|from|to|with|at|against|under|through)\s+)?"
 _SPLIT_RE = re.compile(
-    rf";|\?\s+|(?<!\.[A-Za-z])(?<!\b[A-Z])\.\s+(?=[A-Z])|\bthen\b|,\s*(?:and\s+)?(?=(?:{QUESTION_WORDS})\b)|\s+and\s+(?=(?:{QUESTION_WORDS})\b)",
+    rf";|\?\s+|(?<!\.[A-Za-z])(?<!\b[A-Z])\.\s+(?=[A-Z])|\bthen\b"
+    rf"|,\s*(?:and\s+)?(?={ASKING_PREPOSITION}(?:{QUESTION_WORDS})\b)"
+    rf"|\s+and\s+(?={ASKING_PREPOSITION}(?:{QUESTION_WORDS})\b)",
     re.I,
 )
 _LEADING_JUNK_RE = re.compile(r"^(?:\s|,|and\b|then\b|also\b|finally\b|next\b|first\b|second\b)+", re.I)

@@ -188,3 +188,17 @@ def test_the_figure_a_clause_names_keeps_its_adjusted():
 
     assert figure_named("Why did Acme's adjusted EBITDA improve in 2021?") == "adjusted EBITDA"
     assert figure_named("Why did Acme's EBITDA improve in 2021?") == "EBITDA"
+
+
+def test_a_clause_that_asks_of_the_company_by_it_stays_a_part_of_its_own():
+    plan = _plan("Who does NVIDIA name as its competitors, and on what factors does it compete?")
+    asked = [s.sub_question for s in plan.steps if s.origin == "planner"]
+    assert "Who does NVIDIA name as NVIDIA's competitors?" in asked
+    assert "On what factors does NVIDIA compete?" in [q.replace(" in fiscal 2023", "") for q in asked]
+    # A clause pointing back at the things the one before it named stays with that clause.
+    assert split_clauses("What legal proceedings does NVIDIA disclose, and what do they allege?") == [
+        "What legal proceedings does NVIDIA disclose; and what do they allege"
+    ]
+    assert split_clauses("What competition risks does NVIDIA list, and how does it address them?") == [
+        "What competition risks does NVIDIA list; and how does it address them"
+    ]

@@ -113,6 +113,21 @@ def test_an_abbreviation_does_not_end_a_clause():
     ]
 
 
+def test_a_question_word_after_a_preposition_opens_a_clause():
+    from core.finance.question import clause_texts
+
+    assert clause_texts("Who does NVIDIA name as its competitors, and on what factors does it compete?") == [
+        "Who does NVIDIA name as its competitors",
+        "on what factors does it compete",
+    ]
+    assert clause_texts("What risks does Apple see and in which markets does it sell?") == [
+        "What risks does Apple see",
+        "in which markets does it sell",
+    ]
+    # A preposition before a period or a figure opens nothing.
+    assert clause_texts("What was revenue in 2023 and in 2022?") == ["What was revenue in 2023 and in 2022"]
+
+
 def test_give_is_an_instruction_only_when_it_asks_for_the_answer_itself():
     from core.finance.question import is_instruction
 
