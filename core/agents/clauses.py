@@ -127,12 +127,74 @@ MERGED = "; and"
 _GIVEN_RE = re.compile(r"^(given|considering|in light of|because of)\s+", re.I)
 
 
+_AUX = r"(?:does|do|did|has|have|had|is|are|was|were|will|would|can|could|may|might)"
+_COPULA = {"is", "are", "was", "were"}
+_NP_WORD = r"[\w&.'’-]+"
+#: "What government antitrust actions does Apple disclose …": what the clause asks about, before its verb.
+_ASKED_THINGS_RE = re.compile(
+    rf"^{ASKING_PREPOSITION}(?:what|which)\s+((?:{_NP_WORD}\s+){{0,5}}?{_NP_WORD})\s+{_AUX}\b", re.I
+)
+#: "Where does the class action over … stand as of …": the clause's subject after its auxiliary verb.
+_ASKED_SUBJECT_RE = re.compile(
+    rf"^{ASKING_PREPOSITION}(?:what|where|how|when|why)\s+({_AUX})\s+(the\s+.+?)"
+    r"(?=\s+(?:as of|in|at|on|during|since|after|before|by|for)\b|$)",
+    re.I,
+)
+#: A pronoun standing for a thing (not the company asking, nor a possessive): "for it", "could they bring".
+_THING_PRONOUN_RE = re.compile(r"\b(they|them|it)\b", re.I)
+#: A clause naming its own subject ("how does the company describe its approach", "has NVIDIA accrued"):
+#: its possessives are that subject's.
+_OWN_SUBJECT_RE = re.compile(rf"\b{_AUX}\s+(?:the company|[A-Z][\w&.-]*)\b")
+
+
+def _referent(clause: str) -> str | None:
+    """What a later clause's "it" or "they" points back to in this clause: the things it asks about ("What
+    government antitrust actions does Apple disclose" -> "the government antitrust actions") or its subject
+    ("Where does the class action over X stand" -> "the class action over X"); None when unclear."""
+    things = _ASKED_THINGS_RE.match(clause)
+    if things and content_terms(things.group(1)):
+        return f"the {things.group(1)}"
+    subject = _ASKED_SUBJECT_RE.match(clause)
+    if not subject:
+        return None
+    words = subject.group(2).split()
+    if subject.group(1).lower() not in _COPULA:
+        words = words[:-1]  # the clause's verb ("stand", "rule")
+    if len(words) < 2 or words[-1].lower() in STOPWORDS:
+        return None
+    return " ".join(words)
+
+
+def _resolve_to_previous(clause: str, previous: str) -> str | None:
+    """The clause with each pronoun that points back resolved ("and what penalties could they bring" ->
+    "and what penalties could the government antitrust actions bring"), or None when one stays unclear.
+    "does it" asked of the company and a possessive after the clause's own subject are left as they are."""
+    own_subject = _OWN_SUBJECT_RE.search(clause)
+    for m in PRONOUN_RE.finditer(clause):
+        word = m.group(0).lower()
+        if word in ("its", "their") and own_subject and own_subject.end() <= m.start():
+            continue
+        if word == "it" and _COMPANY_ASKED_RE.search(clause[: m.end()]):
+            return None  # "what does it allege": the company or the thing before; merged as before
+        if not _THING_PRONOUN_RE.fullmatch(word):
+            return None
+    referent = _referent(previous)
+    if referent is None:
+        return None if _THING_PRONOUN_RE.search(clause) else clause
+    return _THING_PRONOUN_RE.sub(referent, clause)
+
+
 def _merge_dangling(clauses: list[str]) -> list[str]:
-    """Clauses that only point back ("and what does it allege") join the clause they depend on;
+    """Clauses that only point back ("and what does it allege") join the clause they depend on, unless their
+    pronouns resolve to what the clause before asked about (then the clause stands alone with it named);
     a "Given X" premise becomes a clause about X."""
     out: list[str] = []
     for clause in clauses:
         clause = _GIVEN_RE.sub("", clause)
+        resolved = _resolve_to_previous(clause, out[-1]) if out and PRONOUN_RE.search(clause) else None
+        if resolved is not None:
+            out.append(resolved)
+            continue
         topic = item_for(clause)
         # A clause about another company stays apart: it may be searched on the web.
         outside = any(_mentions(clause, c) for c in _KNOWN_COMPANIES)
@@ -369,4 +431,5 @@ def as_question(clause: str) -> str:
     ):
         # A bare topic ("Northwind's dependence on one manufacturer") becomes a question about it.
         return f"What does the filing say about {clause.rstrip('?.')}?"
-    return text.rstrip("?") + "."
+    # "Has NVIDIA accrued anything …?" is a question too; an imperative ("Calculate …") is a request.
+    return text.rstrip("?.") + ("." if IMPERATIVE_RE.match(text) else "?")

@@ -117,7 +117,9 @@ ASKING_PREPOSITION = r"(?:(?:on|in|for|from|to|with|at|against|under|through)\s+
 _SPLIT_RE = re.compile(
     rf";|\?\s+|(?<!\.[A-Za-z])(?<!\b[A-Z])\.\s+(?=[A-Z])|\bthen\b"
     rf"|,\s*(?:and\s+)?(?={ASKING_PREPOSITION}(?:{QUESTION_WORDS})\b)"
-    rf"|\s+and\s+(?={ASKING_PREPOSITION}(?:{QUESTION_WORDS})\b)",
+    rf"|\s+and\s+(?={ASKING_PREPOSITION}(?:{QUESTION_WORDS})\b)"
+    # A yes-or-no part with its own named subject: "…, and has NVIDIA accrued anything for it?"
+    r"|,\s*and\s+(?=(?:has|have|does|do|did|is|are|was|were|will|can|could)\s+(?:the company\b|(?-i:[A-Z])))",
     re.I,
 )
 _LEADING_JUNK_RE = re.compile(r"^(?:\s|,|and\b|then\b|also\b|finally\b|next\b|first\b|second\b)+", re.I)

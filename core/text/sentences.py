@@ -58,8 +58,9 @@ def split_sentences(text: str) -> list[str]:
     start = 0
     for m in _CLAUSE_END_RE.finditer(text):
         candidate = text[start : m.start()]
-        # Do not break after abbreviations such as "Inc." or "U.S.".
-        if _ABBREVIATIONS.search(candidate.rstrip()):
+        # Do not break after abbreviations such as "Inc." or "U.S.", unless a blank line follows: a heading
+        # ending "... outside of the U.S." is a paragraph of its own.
+        if "\n\n" not in m.group() and _ABBREVIATIONS.search(candidate.rstrip()):
             continue
         pieces.append(candidate)
         start = m.end()

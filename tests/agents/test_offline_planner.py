@@ -195,10 +195,41 @@ def test_a_clause_that_asks_of_the_company_by_it_stays_a_part_of_its_own():
     asked = [s.sub_question for s in plan.steps if s.origin == "planner"]
     assert "Who does NVIDIA name as NVIDIA's competitors?" in asked
     assert "On what factors does NVIDIA compete?" in [q.replace(" in fiscal 2023", "") for q in asked]
-    # A clause pointing back at the things the one before it named stays with that clause.
-    assert split_clauses("What legal proceedings does NVIDIA disclose, and what do they allege?") == [
-        "What legal proceedings does NVIDIA disclose; and what do they allege"
-    ]
+    # "does it" may be the company or the thing before: that clause stays with the one before it.
     assert split_clauses("What competition risks does NVIDIA list, and how does it address them?") == [
         "What competition risks does NVIDIA list; and how does it address them"
     ]
+
+
+def test_a_pronoun_pointing_back_is_resolved_to_what_the_clause_before_asked_about():
+    # The things asked about ...
+    assert split_clauses("What legal proceedings does NVIDIA disclose, and what do they allege?") == [
+        "What legal proceedings does NVIDIA disclose",
+        "what do the legal proceedings allege",
+    ]
+    assert split_clauses(
+        "What government antitrust actions does Apple disclose in its 2024 annual report, and what penalties "
+        "could they bring?"
+    ) == [
+        "What government antitrust actions does Apple disclose in its 2024 annual report",
+        "what penalties could the government antitrust actions bring",
+    ]
+    # ... or the subject asked about, and a yes-or-no part with its own subject is a part of its own.
+    assert split_clauses(
+        "Where does the class action over Acme's disclosures stand as of the FY2024 10-K, and has Acme accrued "
+        "anything for it?"
+    ) == [
+        "Where does the class action over Acme's disclosures stand as of the FY2024 10-K",
+        "has Acme accrued anything for the class action over Acme's disclosures",
+    ]
+    # A clause naming its subject owns its possessives: "its approach" is the company's.
+    assert split_clauses(
+        "How big is Acme's workforce and how does the company describe its approach to its people and pay?"
+    ) == ["How big is Acme's workforce", "how does the company describe its approach to its people and pay"]
+    # A yes-or-no part reads as a question, a request as a request.
+    from core.agents.clauses import as_question
+
+    assert as_question("has Acme accrued anything for it") == "Has Acme accrued anything for it?"
+    assert as_question("Calculate the margin") == "Calculate the margin."
+    # Nothing to point back to: the clause joins the one before, as before.
+    assert len(split_clauses("What was revenue, and is it growing?")) == 1

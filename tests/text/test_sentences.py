@@ -17,6 +17,15 @@ def test_sentences_are_verbatim_and_respect_abbreviations() -> None:
     assert all(s in text for s in sentences)
 
 
+def test_a_blank_line_ends_a_sentence_even_after_an_abbreviation() -> None:
+    # A risk factor's heading ending "... outside of the U.S." is its own paragraph, not part of the next.
+    text = "It depends on partners located outside of the U.S.\n\nSubstantially all manufacturing is in Asia."
+    assert split_sentences(text) == [
+        "It depends on partners located outside of the U.S.",
+        "Substantially all manufacturing is in Asia.",
+    ]
+
+
 def test_questions_split_like_passages() -> None:
     assert split_sentences("Is U.S. revenue up? Yes. See Acme Inc. filings.") == [
         "Is U.S. revenue up?",
