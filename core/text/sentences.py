@@ -42,7 +42,9 @@ _SENTENCE_END_RE = re.compile(_SENTENCE_END)
 #: Where split_sentences breaks: a sentence end, a semicolon before a capital, a blank line or a bullet.
 _CLAUSE_END_RE = re.compile(rf"{_SENTENCE_END}|(?<=;)\s+(?=[\"'“(]?[A-Z0-9•])|\n{{2,}}|\s*•\s+")
 _ABBREVIATIONS = re.compile(
-    r"\b(?:Inc|Corp|Co|Ltd|No|U\.S|e\.g|i\.e|vs|Mr|Ms|Dr|approx|Fig|St)\.$", re.IGNORECASE
+    # A capital letter alone is an initial ("Mr. Y. Aslam", "J. Smith").
+    r"\b(?:Inc|Corp|Co|Ltd|No|U\.S|e\.g|i\.e|vs|Mr|Ms|Dr|approx|Fig|St|(?-i:[A-Z]))\.$",
+    re.IGNORECASE,
 )
 
 

@@ -26,6 +26,14 @@ def test_a_blank_line_ends_a_sentence_even_after_an_abbreviation() -> None:
     ]
 
 
+def test_an_initial_does_not_end_a_sentence() -> None:
+    text = "A claim by 25 drivers, including Mr. Y. Aslam, was brought in 2015. The Tribunal ruled for them."
+    assert split_sentences(text) == [
+        "A claim by 25 drivers, including Mr. Y. Aslam, was brought in 2015.",
+        "The Tribunal ruled for them.",
+    ]
+
+
 def test_questions_split_like_passages() -> None:
     assert split_sentences("Is U.S. revenue up? Yes. See Acme Inc. filings.") == [
         "Is U.S. revenue up?",
