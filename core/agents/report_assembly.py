@@ -51,12 +51,13 @@ def best_quote(claim: str, passage: str) -> str:
 
 
 class CitationBook:
-    """Numbers citations in order of first use; one number per (evidence, quote)."""
+    """Numbers citations in order of first use; one number per (passage, quote): a passage two steps found
+    (two evidence ids) is one source."""
 
     def __init__(self, evidence: dict[str, Evidence]) -> None:
         self.evidence = evidence
         self.citations: list[Citation] = []
-        self._numbers: dict[tuple[str, str], int] = {}
+        self._numbers: dict[tuple[str, str, str], int] = {}  # (passage, its text, quote) -> number
 
     def cite(self, evidence_ids: list[str], claim: str) -> str:
         """'[1][2]' for the citable evidence among `evidence_ids` ('' when none is citable)."""
@@ -66,7 +67,7 @@ class CitationBook:
             if ev is None or ev.kind not in ("filing", "web"):
                 continue
             quote = ev.quote or best_quote(claim, ev.text)
-            key = (eid, quote)
+            key = (ev.chunk_id or eid, ev.text, quote)
             if key not in self._numbers:
                 self._numbers[key] = len(self.citations) + 1
                 self.citations.append(

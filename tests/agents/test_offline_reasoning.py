@@ -251,6 +251,21 @@ def test_writer_cites_every_claim_and_says_what_was_searched() -> None:
     assert checked.ok
 
 
+def test_a_passage_two_steps_found_is_one_source() -> None:
+    from core.agents.contracts import DraftClaim, ReportDraft
+
+    first = _ev("S1-E3", RISK_TEXT)
+    again = first.model_copy(update={"evidence_id": "S3-E1"})  # the same passage, found by a later step
+    claim = RISK_TEXT.split(". ")[0] + "."
+    draft = ReportDraft(
+        summary="The filing states it [S1-E3].",
+        answer=[DraftClaim(text=claim, evidence_ids=["S3-E1"])],
+        sections=[],
+    )
+    answer, citations = assemble_report(draft, {"S1-E3": first, "S3-E1": again})
+    assert len(citations) == 1 and "[2]" not in answer, answer
+
+
 def test_quotes_and_escaping() -> None:
     assert best_quote("reduce our gross margin", RISK_TEXT).startswith("Competitors may introduce")
     assert escape_markdown("[1] *bold* <b>$5</b>") == r"\[1\] \*bold\* \<b\>\$5\</b\>"
