@@ -9,6 +9,7 @@ from core.agents.contracts import FilingInfo
 from core.finance.formula import FormulaError
 from core.finance.question import (
     ASKING_PREPOSITION,
+    AUXILIARY_VERBS,
     DEFINITION_RE,
     IMPERATIVE_RE,
     PRONOUN_RE,
@@ -127,16 +128,16 @@ MERGED = "; and"
 _GIVEN_RE = re.compile(r"^(given|considering|in light of|because of)\s+", re.I)
 
 
-_AUX = r"(?:does|do|did|has|have|had|is|are|was|were|will|would|can|could|may|might)"
 _COPULA = {"is", "are", "was", "were"}
 _NP_WORD = r"[\w&.'’-]+"
 #: "What government antitrust actions does Apple disclose …": what the clause asks about, before its verb.
 _ASKED_THINGS_RE = re.compile(
-    rf"^{ASKING_PREPOSITION}(?:what|which)\s+((?:{_NP_WORD}\s+){{0,5}}?{_NP_WORD})\s+{_AUX}\b", re.I
+    rf"^{ASKING_PREPOSITION}(?:what|which)\s+((?:{_NP_WORD}\s+){{0,5}}?{_NP_WORD})\s+{AUXILIARY_VERBS}\b",
+    re.I,
 )
 #: "Where does the class action over … stand as of …": the clause's subject after its auxiliary verb.
 _ASKED_SUBJECT_RE = re.compile(
-    rf"^{ASKING_PREPOSITION}(?:what|where|how|when|why)\s+({_AUX})\s+(the\s+.+?)"
+    rf"^{ASKING_PREPOSITION}(?:what|where|how|when|why)\s+({AUXILIARY_VERBS})\s+(the\s+.+?)"
     r"(?=\s+(?:as of|in|at|on|during|since|after|before|by|for)\b|$)",
     re.I,
 )
@@ -144,7 +145,7 @@ _ASKED_SUBJECT_RE = re.compile(
 _THING_PRONOUN_RE = re.compile(r"\b(they|them|it)\b", re.I)
 #: A clause naming its own subject ("how does the company describe its approach", "has NVIDIA accrued"):
 #: its possessives are that subject's.
-_OWN_SUBJECT_RE = re.compile(rf"\b{_AUX}\s+(?:the company|[A-Z][\w&.-]*)\b")
+_OWN_SUBJECT_RE = re.compile(rf"\b{AUXILIARY_VERBS}\s+(?:the company|[A-Z][\w&.-]*)\b")
 
 
 def _referent(clause: str) -> str | None:
@@ -425,7 +426,7 @@ def as_question(clause: str) -> str:
     ):
         return text.rstrip(".") + "?"
     if not re.match(
-        rf"^{ASKING_PREPOSITION}(?:{QUESTION_WORDS}|is|are|does|do|did|was|were|has|have|can|will)\b",
+        rf"^{ASKING_PREPOSITION}(?:{QUESTION_WORDS}|{AUXILIARY_VERBS})\b",
         text,
         re.I,
     ):

@@ -73,6 +73,8 @@ AMOUNT_RE = re.compile(
     re.I,
 )
 _UNIT_ASKED_RE = re.compile(r"\b(?:usd|us\$|\$|dollars)?\s*(thousands|millions|billions)\b", re.I)
+#: The verbs a question is asked with ("Has it …", "what does it …", "could they …").
+AUXILIARY_VERBS = r"(?:does|do|did|has|have|had|is|are|was|were|will|would|can|could|should|may|might)"
 _YES_NO_RE = re.compile(r"^\s*(has|have|had|did|does|do|is|are|was|were|can|will)\b", re.I)
 _DID_RE = re.compile(r"^\s*(has|have|had|did|does|do)\b", re.I)
 _SIGN_RE = re.compile(r"\b(positive|negative)\b", re.I)
@@ -119,7 +121,7 @@ _SPLIT_RE = re.compile(
     rf"|,\s*(?:and\s+)?(?={ASKING_PREPOSITION}(?:{QUESTION_WORDS})\b)"
     rf"|\s+and\s+(?={ASKING_PREPOSITION}(?:{QUESTION_WORDS})\b)"
     # A yes-or-no part with its own named subject: "…, and has NVIDIA accrued anything for it?"
-    r"|,\s*and\s+(?=(?:has|have|does|do|did|is|are|was|were|will|can|could)\s+(?:the company\b|(?-i:[A-Z])))",
+    rf"|,\s*and\s+(?={AUXILIARY_VERBS}\s+(?:the company\b|(?-i:[A-Z])))",
     re.I,
 )
 _LEADING_JUNK_RE = re.compile(r"^(?:\s|,|and\b|then\b|also\b|finally\b|next\b|first\b|second\b)+", re.I)
