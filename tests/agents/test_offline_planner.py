@@ -231,5 +231,9 @@ def test_a_pronoun_pointing_back_is_resolved_to_what_the_clause_before_asked_abo
 
     assert as_question("has Acme accrued anything for it") == "Has Acme accrued anything for it?"
     assert as_question("Calculate the margin") == "Calculate the margin."
+    # A question verb is not a thing asked about: "they" stays as written.
+    assert "what could they cost" in split_clauses(
+        "What does Acme say is its biggest risk, and what could they cost?"
+    )
     # Nothing to point back to: the clause joins the one before, as before.
     assert len(split_clauses("What was revenue, and is it growing?")) == 1
