@@ -132,7 +132,8 @@ _COPULA = {"is", "are", "was", "were"}
 _NP_WORD = r"[\w&.'’-]+"
 #: "What government antitrust actions does Apple disclose …": what the clause asks about, before its verb.
 _ASKED_THINGS_RE = re.compile(
-    rf"^{ASKING_PREPOSITION}(?:what|which)\s+((?:{_NP_WORD}\s+){{0,5}}?{_NP_WORD})\s+{AUXILIARY_VERBS}\b",
+    rf"^{ASKING_PREPOSITION}(?:what|which)\s+(?!{AUXILIARY_VERBS}\b)((?:{_NP_WORD}\s+){{0,5}}?{_NP_WORD})"
+    rf"\s+{AUXILIARY_VERBS}\b",
     re.I,
 )
 #: "Where does the class action over … stand as of …": the clause's subject after its auxiliary verb.
