@@ -432,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))
-    except ServiceUnavailable as exc:
+    except (ServiceUnavailable, FilingNotFound) as exc:
         print(str(exc), file=sys.stderr)
         return 2
 

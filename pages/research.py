@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.models import RunRecord
-from core.service import RunBusy, RunNotFound
+from core.service import FilingNotFound, RunBusy, RunNotFound
 from core.service.display import escape_markdown
 from views.components.display import show_error
 from views.components.live_run import live_progress
@@ -43,9 +43,13 @@ if record is None and not (live is not None and live.active):
         st.stop()
     request = question_form(filings, bench.settings.max_steps)
     if request is not None:
-        st.query_params["run"] = bench.start_research_in_background(
-            request.question, request.filing_ids, step_mode=request.step_mode, max_steps=request.max_steps
-        )
+        try:
+            st.query_params["run"] = bench.start_research_in_background(
+                request.question, request.filing_ids, step_mode=request.step_mode, max_steps=request.max_steps
+            )
+        except FilingNotFound as exc:  # removed from the library (another tab, another analyst) meanwhile
+            show_error("Starting the research", exc)
+            st.stop()
         st.rerun()
     st.stop()
 

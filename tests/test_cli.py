@@ -87,6 +87,23 @@ def test_bad_input_exits_non_zero_with_one_line_reason(tmp_path):
     assert len(reason) == 1 and "empty" in reason[0].lower()
 
 
+def test_a_filing_id_not_in_the_library_is_named_not_searched(tmp_path):
+    """A run or a search over an id the library does not hold stops with the id named; it does not run and
+    report that nothing was found."""
+    data_dir = str(tmp_path / "data")
+    for command in (
+        ("ask", "Who are the competitors?", "--auto-approve", "--filing", "6bc56467", "--filing", "nope"),
+        ("retrieve", "competitors", "--filing", "6bc56467"),
+    ):
+        done = run_cli(*command, "--quiet", "--data-dir", data_dir)
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.strip().splitlines() == [
+            "No filings with ids 6bc56467, nope are in the library; list the filings to see their ids."
+            if "nope" in command
+            else "No filing with id 6bc56467 is in the library; list the filings to see their ids."
+        ]
+
+
 @pytest.mark.slow
 def test_facts_prints_a_filings_statements_and_finds_rows(tmp_path):
     data_dir = str(tmp_path / "data")

@@ -124,6 +124,18 @@ class Workbench(EvaluationMethods):
     def filing(self, filing_id: str) -> Filing | None:
         return self.store.catalog.get_filing(filing_id)
 
+    def require_filings(self, filing_ids: Iterable[str] | None) -> None:
+        """Raise FilingNotFound naming every id that is not in the library: a search or a run over a filing
+        that is not there would otherwise read nothing and say only that nothing was found."""
+        unknown = [f for f in dict.fromkeys(filing_ids or []) if self.filing(f) is None]
+        if unknown:
+            listed = ", ".join(unknown)
+            raise FilingNotFound(
+                f"No filing with id {listed} is in the library; list the filings to see their ids."
+                if len(unknown) == 1
+                else f"No filings with ids {listed} are in the library; list the filings to see their ids."
+            )
+
     def chunks(self, filing_id: str | None = None) -> list[Chunk]:
         return self.store.catalog.list_chunks(filing_id)
 
@@ -184,7 +196,9 @@ class Workbench(EvaluationMethods):
         top_n: int | None = None,
         route: bool | None = None,
     ) -> SearchResult:
-        """One pass of the retrieval funnel: routing to named filings, strategy, Item-filtered search, rerank."""
+        """One pass of the retrieval funnel: routing to named filings, strategy, Item-filtered search, rerank.
+        Raises FilingNotFound for an id not in the library."""
+        self.require_filings(filing_ids)
         return self.retriever.search(
             query, strategy=strategy, section=section, filings=filing_ids, k=k, top_n=top_n, route=route
         )
@@ -206,7 +220,8 @@ class Workbench(EvaluationMethods):
         run_id: str | None = None,
         on_event: EventCallback | None = None,
     ) -> RunRecord:
-        """Plan a question and stop at the plan review."""
+        """Plan a question and stop at the plan review. Raises FilingNotFound for an id not in the library."""
+        self.require_filings(filing_ids)
         return self.runner.start(
             question, filing_ids, step_mode=step_mode, max_steps=max_steps, run_id=run_id, on_event=on_event
         )
@@ -250,7 +265,9 @@ class Workbench(EvaluationMethods):
     def start_research_in_background(
         self, question: str, filing_ids: list[str], *, step_mode: bool = False, max_steps: int | None = None
     ) -> str:
-        """Queue the planning of a question on a worker; returns the new run's id at once."""
+        """Queue the planning of a question on a worker; returns the new run's id at once. Raises
+        FilingNotFound at once for an id not in the library."""
+        self.require_filings(filing_ids)
         run_id = uuid.uuid4().hex[:12]
         self.background.submit(
             run_id,
