@@ -113,6 +113,28 @@ def page(browser):
     context.close()
 
 
+def record_requests(page) -> list[str]:
+    """Every URL the page requests from now on (appended as they happen)."""
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    return requested
+
+
+def foreign_requests(requested: list[str], app_url: str) -> list[str]:
+    """The requests that went to a host other than the app's (the app is offline by design: a bank's network
+    blocks them, and each tells a third party who uses the app)."""
+    from urllib.parse import urlsplit
+
+    app_host = urlsplit(app_url).netloc
+    return sorted(
+        {
+            url
+            for url in requested
+            if urlsplit(url).scheme in ("http", "https", "ws", "wss") and urlsplit(url).netloc != app_host
+        }
+    )
+
+
 def screenshot(page, name: str) -> Path:
     """Save a full-page screenshot under test-artifacts/ and return its path."""
     ARTIFACTS.mkdir(exist_ok=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import running_app, screenshot, wait_for_app
+from tests.browser.conftest import foreign_requests, record_requests, running_app, screenshot, wait_for_app
 from tests.conftest import REPO_ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -61,3 +61,17 @@ def test_a_deep_link_is_the_first_request_of_a_fresh_server(tmp_path, browser) -
         history = page.locator("[data-testid='stMain']").first.inner_text()
         assert page.url.endswith("/history") and "waits for its plan to be approved" in history
         page.close()
+
+
+def test_every_asset_a_page_loads_comes_from_the_app_server(app_server, page) -> None:
+    """The app is offline by design: no font, icon or script of any page comes from another host."""
+    from urllib.parse import urlsplit
+
+    requested = record_requests(page)
+    for path in ("", "library", "research", "report", "history", "evaluate", "settings"):
+        page.goto(f"{app_server['url']}/{path}")
+        wait_for_app(page)
+        page.wait_for_timeout(500)  # the tab's icon is set after the page is drawn
+    assert requested and foreign_requests(requested, app_server["url"]) == []
+    icon = page.evaluate("() => document.querySelector(\"link[rel='shortcut icon']\").href")
+    assert urlsplit(icon).netloc == urlsplit(app_server["url"]).netloc

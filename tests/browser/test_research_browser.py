@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import screenshot, wait_for_app
+from tests.browser.conftest import foreign_requests, record_requests, screenshot, wait_for_app
 from tests.conftest import REPO_ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -145,6 +145,7 @@ def download_all(page) -> dict[str, bytes]:
 
 
 def test_plan_edit_step_mode_override_graph_and_exports(app_server, page):
+    requested = record_requests(page)
     ingest_via_library(page, app_server["url"], SAMPLE)
     go_to(page, "Research")
     assert "Northwind" in page.get_by_role("textbox", name="Question").input_value(), (
@@ -246,6 +247,8 @@ def test_plan_edit_step_mode_override_graph_and_exports(app_server, page):
         assert "Audit appendix" in content, fmt
         assert "Item 1" in content, fmt
         assert new_strategy in content, f"{fmt}: the analyst's override is in the audit trail"
+    # Results, charts, the evidence graph and the exports: nothing came from another host.
+    assert foreign_requests(requested, app_server["url"]) == []
 
 
 def test_a_run_goes_on_when_the_analyst_switches_pages(app_server, page):

@@ -14,6 +14,9 @@ from core.service.display import escape_markdown
 log = logging.getLogger(__name__)
 
 STYLESHEET = Path(__file__).resolve().parents[2] / "assets" / "style.css"
+#: The browser tab's icon, served by the app: a Material icon as page icon makes the browser fetch it from
+#: fonts.gstatic.com, and nothing the pages load may come from another host.
+FAVICON = STYLESHEET.with_name("favicon.png")
 
 #: Run status -> (label, badge colour, icon).
 STATUS_BADGES: dict[str, tuple[str, str, str]] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.service import ServiceUnavailable, Workbench
-from views.components.display import inject_css, page_link
+from views.components.display import FAVICON, inject_css, page_link
 from views.shared import workbench
 
 APP_TITLE = "Filing Research Workbench"
@@ -32,9 +32,8 @@ PAGE_BY_LABEL: dict[str, tuple[str, str]] = {label: (script, icon) for script, l
 def page_setup(label: str, caption: str) -> Workbench:
     """Start the page called `label`: its configuration, the sidebar of page links, the stylesheet, its
     title and caption; returns the workbench of this process."""
-    _, icon = PAGE_BY_LABEL[label]
     title = APP_TITLE if label == "Home" else f"{label} · {APP_TITLE}"
-    st.set_page_config(page_title=title, page_icon=icon, layout="wide")
+    st.set_page_config(page_title=title, page_icon=str(FAVICON), layout="wide")
     with st.sidebar:
         st.markdown(f"**{APP_TITLE}**")
         for script, name, page_icon in PAGES:
