@@ -127,7 +127,13 @@ class Settings(BaseSettings):
         return self.data_dir / "catalog.sqlite"
 
     @property
-    def keyword_index_path(self) -> Path:
+    def keyword_index_dir(self) -> Path:
+        """BM25 postings, one file per filing."""
+        return self.data_dir / "keywords"
+
+    @property
+    def legacy_keyword_index_path(self) -> Path:
+        """The single-file BM25 index of earlier versions, split into keyword_index_dir when found."""
         return self.data_dir / "bm25.pkl"
 
     @property

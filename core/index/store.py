@@ -53,7 +53,7 @@ class IndexStore:
             settings=settings,
             catalog=Catalog(settings.catalog_path),
             vectors=VectorStore(settings, embedder),
-            keywords=KeywordIndex(settings.keyword_index_path),
+            keywords=KeywordIndex(settings.keyword_index_dir, legacy=settings.legacy_keyword_index_path),
             embedder=embedder,
             embedding_cache=EmbeddingCache(settings.embedding_cache_path),
         )

@@ -1,7 +1,22 @@
-"""BM25 keyword index: filters, persistence, removal."""
+"""BM25 keyword index: filters, persistence, removal, adding a filing without refitting the library."""
+
+import math
+import pickle
+import random
+
+from rank_bm25 import BM25Okapi
 
 from core.index.keyword_index import KeywordIndex
+from core.text.tokens import tokenize
 from tests.conftest import make_chunk as _chunk
+
+
+class _LuceneIdfBM25(BM25Okapi):
+    """The reference: rank_bm25's BM25Okapi with Lucene's always-positive idf, log(1 + (N - n + 0.5) / (n + 0.5))."""
+
+    def _calc_idf(self, nd):
+        self.idf = {w: math.log(1.0 + (self.corpus_size - f + 0.5) / (f + 0.5)) for w, f in nd.items()}
+
 
 CHUNKS_A = [
     _chunk("a", 0, "Item 1A", "Competition in the GPU market is intense and could reduce our margins."),
@@ -14,7 +29,7 @@ CHUNKS_B = [
 
 
 def test_search_ranks_matching_chunks_and_applies_allowed_ids(tmp_path):
-    index = KeywordIndex(tmp_path / "bm25.pkl")
+    index = KeywordIndex(tmp_path / "keywords")
     index.add_filing("a", CHUNKS_A)
     index.add_filing("b", CHUNKS_B)
 
@@ -27,7 +42,7 @@ def test_search_ranks_matching_chunks_and_applies_allowed_ids(tmp_path):
 
 
 def test_numbers_match_across_formatting(tmp_path):
-    index = KeywordIndex(tmp_path / "bm25.pkl")
+    index = KeywordIndex(tmp_path / "keywords")
     index.add_filing("a", CHUNKS_A)
     from core.text.tokens import tokenize
 
@@ -36,7 +51,7 @@ def test_numbers_match_across_formatting(tmp_path):
 
 
 def test_index_persists_and_removal_sticks(tmp_path):
-    path = tmp_path / "bm25.pkl"
+    path = tmp_path / "keywords"
     index = KeywordIndex(path)
     index.add_filing("a", CHUNKS_A)
     index.add_filing("b", CHUNKS_B)
@@ -49,19 +64,15 @@ def test_index_persists_and_removal_sticks(tmp_path):
 
 
 def test_empty_index_returns_nothing(tmp_path):
-    assert KeywordIndex(tmp_path / "bm25.pkl").search(["anything"], k=5) == []
+    assert KeywordIndex(tmp_path / "keywords").search(["anything"], k=5) == []
 
 
 def test_inverted_index_ranks_as_rank_bm25_scores(tmp_path):
     """The postings give rank_bm25's BM25 scores (Lucene idf) for every passage holding a query term."""
-    import random
-
-    from core.index.keyword_index import _LuceneIdfBM25
-
     rng = random.Random(7)
     words = [f"w{i}" for i in range(40)]
     texts = [" ".join(rng.choices(words, k=rng.randint(3, 30))) for _ in range(60)]
-    index = KeywordIndex(tmp_path / "bm25.pkl")
+    index = KeywordIndex(tmp_path / "keywords")
     index.add_filing("f", [_chunk("f", i, "Item 7", t) for i, t in enumerate(texts)])
     reference = _LuceneIdfBM25([t.split() for t in texts])
     for query in (["w1"], ["w2", "w3", "w2"], ["w5", "absent", "w39"], ["absent"]):
@@ -74,3 +85,56 @@ def test_inverted_index_ranks_as_rank_bm25_scores(tmp_path):
         assert [cid for cid, _ in index.search(query, k=5, allowed_ids=subset)] == [
             f"f-{i}" for i in order if f"f-{i}" in subset
         ][:5]
+
+
+def _corpus(rng: random.Random, n: int) -> list[str]:
+    words = [f"w{i}" for i in range(40)]
+    return [" ".join(rng.choices(words, k=rng.randint(3, 30))) for _ in range(n)]
+
+
+def test_adding_a_filing_writes_only_that_filing_and_scores_as_one_fitted_library(tmp_path):
+    """A new filing's postings are written alone (the others' files are not touched), and the library's
+    scores are still those of BM25 fitted over every passage at once; so are they after a removal."""
+    rng = random.Random(11)
+    texts = {"f": _corpus(rng, 40), "g": _corpus(rng, 25), "h": _corpus(rng, 10)}
+    directory = tmp_path / "keywords"
+    index = KeywordIndex(directory)
+    index.add_filing("f", [_chunk("f", i, "Item 7", t) for i, t in enumerate(texts["f"])])
+    index.add_filing("g", [_chunk("g", i, "Item 7", t) for i, t in enumerate(texts["g"])])
+    before = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in directory.iterdir()}
+    index.add_filing("h", [_chunk("h", i, "Item 7", t) for i, t in enumerate(texts["h"])])
+    after = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in directory.iterdir()}
+    assert set(after) == set(before) | {"h.npz"} and all(after[name] == before[name] for name in before)
+
+    def expect(filings: list[str], query: list[str]) -> list[tuple[str, float]]:
+        ids = [f"{f}-{i}" for f in filings for i in range(len(texts[f]))]
+        reference = _LuceneIdfBM25([t.split() for f in filings for t in texts[f]]).get_scores(query)
+        order = sorted((i for i in range(len(ids)) if reference[i] > 0), key=lambda i: (-reference[i], i))
+        return [(ids[i], round(float(reference[i]), 9)) for i in order]
+
+    for filings, opened in ((["f", "g", "h"], index), (["f", "g", "h"], KeywordIndex(directory))):
+        for query in (["w1"], ["w2", "w3", "w2"], ["w5", "absent", "w39"]):
+            hits = opened.search(query, k=200)
+            assert [(cid, round(s, 9)) for cid, s in hits] == expect(filings, query)
+    index.remove_filing("g")
+    assert sorted(p.name for p in directory.iterdir()) == ["f.npz", "h.npz"]
+    for query in (["w1"], ["w7", "w8"]):
+        assert [(cid, round(s, 9)) for cid, s in index.search(query, k=200)] == expect(["f", "h"], query)
+
+
+def test_a_single_file_index_of_an_earlier_version_is_split_per_filing(tmp_path):
+    """An existing library keeps its keyword search: the old file's token lists become per-filing postings."""
+    legacy = tmp_path / "bm25.pkl"
+    token_lists = {
+        "a": ([c.chunk_id for c in CHUNKS_A], [tokenize(c.indexed_text) for c in CHUNKS_A]),
+        "b": ([c.chunk_id for c in CHUNKS_B], [tokenize(c.indexed_text) for c in CHUNKS_B]),
+    }
+    legacy.write_bytes(pickle.dumps({"version": 1, "filings": token_lists}))
+    migrated = KeywordIndex(tmp_path / "keywords", legacy=legacy)
+    fresh = KeywordIndex(tmp_path / "fresh")
+    fresh.add_filing("a", CHUNKS_A)
+    fresh.add_filing("b", CHUNKS_B)
+    assert not legacy.exists() and len(migrated) == 4
+    assert migrated.ids_by_filing() == {"a": {"a-0", "a-1", "a-2"}, "b": {"b-0"}}
+    for query in (["competition"], tokenize("data center revenue 15,005")):
+        assert migrated.search(query, k=5) == fresh.search(query, k=5)
