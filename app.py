@@ -3,6 +3,7 @@
 import streamlit as st
 
 from core.service.display import escape_markdown
+from views.components.auth import sign_in_configured
 from views.components.display import page_link
 from views.components.navigation import PAGE_BY_LABEL, page_setup
 
@@ -20,6 +21,11 @@ columns[0].metric("Filings in the library", len(filings))
 columns[1].metric("Passages indexed", sum(f.chunks for f in filings))
 columns[2].metric("Research runs", len(runs))
 columns[3].metric("Running now", len(running))
+if not sign_in_configured():
+    st.caption(
+        "Open to anyone who can reach this server: no sign-in is configured. To require one, add an OpenID "
+        "Connect provider under [auth] in .streamlit/secrets.toml (see the README)."
+    )
 if outdated := bench.outdated_filings():
     st.info(
         f"{len(outdated)} filing(s) were indexed by an older version; the Library page re-indexes them.",

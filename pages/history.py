@@ -7,6 +7,7 @@ import streamlit as st
 
 from core.models import RunSummary
 from core.service import RunBusy
+from views.components.auth import sign_in_configured, signed_in_analyst
 from views.components.display import STATUS_BADGES, engine_label, show_error
 from views.components.navigation import page_setup
 
@@ -21,6 +22,11 @@ bench = page_setup(
 
 runs = bench.list_runs()
 live = bench.active_runs()
+if sign_in_configured():
+    analyst = signed_in_analyst()
+    whose = st.segmented_control("Runs", ["Mine", "Everyone's"], default="Mine", key="history_whose")
+    if whose != "Everyone's":
+        runs = [run for run in runs if run.started_by == analyst]
 if not runs:
     st.info("No research runs yet. Ask a question on the Research page.", icon=":material/history:")
     st.stop()
@@ -54,6 +60,7 @@ table = pd.DataFrame(
             "Status": _status(run),
             "Steps": run.steps_done,
             "Engine": engine_label(run.engine),
+            **({"Started by": run.started_by or "—"} if any(r.started_by for r in runs) else {}),
             "Run": run.run_id,
         }
         for run in runs

@@ -7,6 +7,7 @@ import streamlit as st
 from core.models import RunRecord
 from core.service import FilingNotFound, RunBusy, RunNotFound
 from core.service.display import escape_markdown
+from views.components.auth import signed_in_analyst
 from views.components.display import show_error
 from views.components.live_run import live_progress
 from views.components.navigation import page_setup
@@ -45,7 +46,11 @@ if record is None and not (live is not None and live.active):
     if request is not None:
         try:
             st.query_params["run"] = bench.start_research_in_background(
-                request.question, request.filing_ids, step_mode=request.step_mode, max_steps=request.max_steps
+                request.question,
+                request.filing_ids,
+                step_mode=request.step_mode,
+                max_steps=request.max_steps,
+                started_by=signed_in_analyst(),
             )
         except FilingNotFound as exc:  # removed from the library (another tab, another analyst) meanwhile
             show_error("Starting the research", exc)

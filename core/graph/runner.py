@@ -141,8 +141,9 @@ class ResearchRunner:
         max_steps: int | None = None,
         run_id: str | None = None,
         on_event: EventCallback | None = None,
+        started_by: str | None = None,
     ) -> RunRecord:
-        """Plan the question and stop at the plan review."""
+        """Plan the question and stop at the plan review; `started_by` names the signed-in analyst."""
         run_id = run_id or uuid.uuid4().hex[:12]
         if self.graph.get_state(self._config(run_id)).values:
             raise RunStateError(f"run {run_id} already exists")
@@ -155,6 +156,7 @@ class ResearchRunner:
             "engine": engine_name(self.settings),
             "settings": run_settings(self.settings),
             "created_at": datetime.now(UTC).isoformat(),
+            "started_by": started_by,
             "current_step": 0,
             "steps": [],
             "fallbacks": [],
@@ -258,6 +260,7 @@ class ResearchRunner:
                     status=record.status,
                     engine=record.engine,
                     steps_done=len(record.steps),
+                    started_by=record.started_by,
                     created_at=record.created_at,
                     updated_at=record.updated_at,
                 )
@@ -321,4 +324,5 @@ def record_from_snapshot(run_id: str, snapshot: Any) -> RunRecord:
         error=error,
         created_at=_parse_time(values.get("created_at")),
         updated_at=_parse_time(getattr(snapshot, "created_at", None)),
+        started_by=values.get("started_by"),
     )

@@ -33,6 +33,7 @@ class ResearchState(TypedDict, total=False):
     engine: str
     settings: dict[str, Any]  # config.run_settings: what the run started with, never the API key
     created_at: str
+    started_by: str | None  # the signed-in analyst who asked (None where sign-in is not configured)
     plan: dict[str, Any]  # core.models.Plan
     plan_history: list[dict[str, Any]]  # core.models.PlanVersion
     current_step: int

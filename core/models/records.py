@@ -133,6 +133,9 @@ class RunRecord(BaseModel):
     error: str | None = None
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
+    started_by: str | None = Field(
+        default=None, description="The signed-in analyst who started the run (None without sign-in)."
+    )
 
 
 class RunSummary(BaseModel):
@@ -143,5 +146,6 @@ class RunSummary(BaseModel):
     status: RunStatus
     engine: str = "offline"
     steps_done: int = 0
+    started_by: str | None = None
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)

@@ -94,8 +94,10 @@ def rerankers(record: RunRecord) -> list[str]:
 
 def metadata_rows(record: RunRecord) -> list[tuple[str, str]]:
     """Label/value rows describing the run (date, engine, rerankers, filings…)."""
+    author = [("Author", record.started_by)] if record.started_by else []
     return [
         ("Date", record.updated_at.strftime("%Y-%m-%d %H:%M UTC")),
+        *author,
         ("Run", record.run_id),
         ("Engine", record.engine),
         ("Status", record.status + (f" ({record.finish_reason})" if record.finish_reason else "")),

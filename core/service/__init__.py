@@ -219,11 +219,19 @@ class Workbench(EvaluationMethods):
         max_steps: int | None = None,
         run_id: str | None = None,
         on_event: EventCallback | None = None,
+        started_by: str | None = None,
     ) -> RunRecord:
-        """Plan a question and stop at the plan review. Raises FilingNotFound for an id not in the library."""
+        """Plan a question and stop at the plan review; `started_by` names the signed-in analyst. Raises
+        FilingNotFound for an id not in the library."""
         self.require_filings(filing_ids)
         return self.runner.start(
-            question, filing_ids, step_mode=step_mode, max_steps=max_steps, run_id=run_id, on_event=on_event
+            question,
+            filing_ids,
+            step_mode=step_mode,
+            max_steps=max_steps,
+            run_id=run_id,
+            on_event=on_event,
+            started_by=started_by,
         )
 
     def approve_plan(
@@ -263,7 +271,13 @@ class Workbench(EvaluationMethods):
         return BackgroundRuns(self.settings.max_concurrent_runs)
 
     def start_research_in_background(
-        self, question: str, filing_ids: list[str], *, step_mode: bool = False, max_steps: int | None = None
+        self,
+        question: str,
+        filing_ids: list[str],
+        *,
+        step_mode: bool = False,
+        max_steps: int | None = None,
+        started_by: str | None = None,
     ) -> str:
         """Queue the planning of a question on a worker; returns the new run's id at once. Raises
         FilingNotFound at once for an id not in the library."""
@@ -279,6 +293,7 @@ class Workbench(EvaluationMethods):
             step_mode=step_mode,
             max_steps=max_steps,
             run_id=run_id,
+            started_by=started_by,
         )
         return run_id
 

@@ -38,9 +38,16 @@ def _free_port() -> int:
 
 
 @contextmanager
-def running_app(data_dir: Path) -> Iterator[dict]:
-    """A fresh `streamlit run app.py` on a free port over `data_dir`; yields its URL, data dir and pid."""
+def running_app(data_dir: Path, secrets: str | None = None) -> Iterator[dict]:
+    """A fresh `streamlit run app.py` on a free port over `data_dir`; yields its URL, data dir and pid.
+
+    The server reads `secrets` (TOML; "{app_url}" stands for the server's URL) and no other secrets file, so
+    a developer's own `.streamlit/secrets.toml` (sign-in, say) never reaches the tests."""
     port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    secrets_file = data_dir / "secrets.toml"
+    if secrets is not None:
+        secrets_file.write_text(secrets.replace("{app_url}", url))
     env = {**os.environ, "WORKBENCH_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
     log = (data_dir / "server.log").open("w")
     proc = subprocess.Popen(
@@ -56,13 +63,14 @@ def running_app(data_dir: Path) -> Iterator[dict]:
             "127.0.0.1",
             "--server.headless",
             "true",
+            "--secrets.files",
+            str(secrets_file),
         ],
         cwd=REPO_ROOT,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while time.time() < deadline:
         try:

@@ -113,3 +113,19 @@ def test_docx_strips_characters_xml_cannot_hold(record) -> None:
     record.citations[0].quote = "Null\x00 and bell\x07 and form\x0c feed"
     text = _docx_text(export_report(record, "docx"))
     assert "Null and bell and form feed" in text
+
+
+def test_every_export_names_the_analyst_who_started_the_run(record) -> None:
+    """With sign-in, a run records who started it and each export names them; without, no author line."""
+    texts = {
+        "md": lambda d: d.decode("utf-8"),
+        "html": lambda d: re.sub(r"<[^>]+>", " ", d.decode("utf-8")),
+        "pdf": _pdf_text,
+        "docx": _docx_text,
+    }
+    for fmt, read in texts.items():
+        assert "Author" not in read(export_report(record, fmt)), fmt
+    record.started_by = "ana@example.com"
+    for fmt, read in texts.items():
+        text = read(export_report(record, fmt))
+        assert re.search(r"Author\W+ana@example\.com", text), fmt

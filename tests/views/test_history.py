@@ -39,6 +39,7 @@ def test_runs_are_listed_and_one_opens_in_research(bench):
     assert list(table["Run"]) == [waiting.run_id]
     assert list(table["Status"]) == ["Awaiting plan review"]
     assert list(table["Steps"]) == [0]
+    assert "Started by" not in table.columns  # no sign-in configured: nobody to name
     assert _button(at, "Resume").disabled, "a plan review is approved in Research, not resumed blindly"
 
     _button(at, "Open in Research").click().run()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.service import ServiceUnavailable, Workbench
+from views.components.auth import require_sign_in
 from views.components.display import FAVICON, inject_css, page_link
 from views.shared import workbench
 
@@ -34,6 +35,7 @@ def page_setup(label: str, caption: str) -> Workbench:
     title and caption; returns the workbench of this process."""
     title = APP_TITLE if label == "Home" else f"{label} · {APP_TITLE}"
     st.set_page_config(page_title=title, page_icon=str(FAVICON), layout="wide")
+    require_sign_in(APP_TITLE)  # signed out: only the sign-in, no page links
     with st.sidebar:
         st.markdown(f"**{APP_TITLE}**")
         for script, name, page_icon in PAGES:

@@ -36,8 +36,9 @@ def run_header(record: RunRecord, live: bool = False) -> None:
                 st.badge(f"Reranker: {', '.join(used)}", color="gray", icon=":material/sort:")
         done = len(record.steps)
         planned = len(record.plan.steps)
+        by = f" by {escape_markdown(record.started_by)}" if record.started_by else ""
         st.caption(
-            f"Run `{record.run_id}` · started {record.created_at:%Y-%m-%d %H:%M} UTC · "
+            f"Run `{record.run_id}` · started{by} {record.created_at:%Y-%m-%d %H:%M} UTC · "
             f"{done} of {planned} planned step(s) executed · at most {record.max_steps} steps"
         )
     # The same fallback can repeat on every step; show it once with the steps it affected.
