@@ -43,6 +43,7 @@ from core.finance.vocabulary import (
     metrics_in,
     parts_named,
     qualifier_before,
+    qualifiers_before,
     with_filing_words,
     words_beyond,
 )
@@ -466,7 +467,8 @@ def _parts_at(question: str, start: int, clauses: list[tuple[int, int, str]]) ->
     """The part(s) of the company a figure named at `start` is asked for: the segment named just before it
     ("Data Center revenue"), else the part or list of parts its clause names as its subject ("Uber's
     Delivery business … revenue", "its segments, Compute & Networking and Graphics"); empty for the whole."""
-    qualifier = qualifier_before(question, start)
+    qualifiers = qualifiers_before(question, start)
+    qualifier = qualifiers[-1] if qualifiers else None
     at = next((k for k, (s, e, _) in enumerate(clauses) if s <= start < e), None)
     # A list of parts may run on past the clause's end ("its two segments, Compute & Networking and Graphics").
     named = (
@@ -474,6 +476,8 @@ def _parts_at(question: str, start: int, clauses: list[tuple[int, int, str]]) ->
         if at is not None
         else []
     )
+    if len(qualifiers) > 1:
+        return qualifiers  # "Data Center Group or IoT segment revenues": each part's figure
     if qualifier:
         # The clause's own name for it when that is longer ("Greater China" where a sentence opens with it).
         return [next((p for p in named if p.endswith(qualifier)), qualifier)]
@@ -692,13 +696,28 @@ def _named_again_with_part(
 _SOURCE_AFTER_RE = re.compile(
     rf"^\s+{_COMES_FROM}\s+(?:(?:the|its|their)\s+)?"
     r"(?P<what>(?:(?!(?:across|over|in|during|for|by|at|and|compared|versus|vs|between|through|throughout|to|as"
-    r"|since|from|per|each|was|were|is|are|has|have|had|compar\w*|\w+ed)\b)[A-Za-z][\w&'’.-]*\s*){1,5})",
+    r"|since|from|per|each|was|were|is|are|has|have|had|compar\w*|\w+ed)\b)[A-Za-z][\w&'’.-]*\s*){1,11})",
     re.I,
 )
 #: Where a figure is printed, not what it comes from: "from the cash flow statement", "from the 10-Q".
 _PRINTED_IN_RE = re.compile(r"\b(?:statements?|reports?|filings?|10-?[KQ]|tables?|notes?|MD&A)\b", re.I)
 #: What a figure is said to come from that is the whole company's figure, not a part's.
 _WHOLE_SOURCES = frozenset(["operations", "continuing operations", "customers", "contracts with customers"])
+
+
+def _sources_named_after(question: str, end: int) -> list[str]:
+    """The part(s) of the business a figure named just before `end` is said to come from ("revenue from
+    online retail services" -> "online retail services"; "revenue from Windows or Surface devices" -> both,
+    each its own figure); empty when nothing, a period or the whole company is named."""
+    source = _source_named_after(question, end)
+    if source is None:
+        return []
+    return [part for part in re.split(r"\s+or\s+", source) if part]
+
+
+#: Longest name of a part a figure comes from, in words ("online retail services"); a longer run of words
+#: after "from" is a clause, not a name.
+_MAX_SOURCE_WORDS = 5
 
 
 def _source_named_after(question: str, end: int) -> str | None:
@@ -713,6 +732,7 @@ def _source_named_after(question: str, end: int) -> str | None:
     what = what[: moved.start()].strip() if moved else what
     if (
         not what
+        or any(len(part.split()) > _MAX_SOURCE_WORDS for part in re.split(r"\s+or\s+", what))
         or what.lower() in _WHOLE_SOURCES
         or _PRINTED_IN_RE.search(what)
         # "from its e-commerce and AWS segments": parts named in a list, read part by part.
@@ -1062,22 +1082,23 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
             continue  # part of a metric's name ("capex as a % of revenue")
         if _named_again_with_part(question, mentions, k, clauses):
             continue  # "revenue from iPhone sales" is the iPhone's revenue, asked once
-        source = _source_named_after(question, end)
-        if source is not None and not _parts_at(question, start, clauses):
+        sources = _sources_named_after(question, end)
+        if sources and not _parts_at(question, start, clauses):
             # "revenue from online retail services": that part's figure, found among the facts by meaning.
-            name = f"{source} {item.name}"
-            if not any(r.name == name for r in requests):
-                requests.append(
-                    _request(
-                        question,
-                        _with_prior_year(question, _years(question, default_year)),
-                        unit,
-                        name=name,
-                        formula=_as_operand(name),
-                        kind="amount",
-                        position=start,
+            for source in sources:
+                name = f"{source} {item.name}"
+                if not any(r.name == name for r in requests):
+                    requests.append(
+                        _request(
+                            question,
+                            _with_prior_year(question, _years(question, default_year)),
+                            unit,
+                            name=name,
+                            formula=_as_operand(name),
+                            kind="amount",
+                            position=start,
+                        )
                     )
-                )
             continue
         if item.key in inside and not any(
             not _uncovered(p) and item in line_items_in(p) for p in _split_phrase(figure_words(question))

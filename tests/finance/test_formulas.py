@@ -406,6 +406,21 @@ def test_a_share_is_not_read_where_none_is_asked():
             ["AWS revenue", "AWS operating income"],
         ),
         ("What was the company's revenue in 2023 and its net income?", ["revenue", "net income"]),
+        # Parts named as alternatives ("or") are each asked for; "and" may join the words of one part's name.
+        (
+            "How did revenue from Windows or Surface devices vary in 2023?",
+            ["Windows revenue", "Surface devices revenue"],
+        ),
+        ("Did Apple's iPhone or Mac net sales grow in 2023?", ["iPhone revenue", "Mac revenue"]),
+        (
+            "Was Services or Products gross margin higher in 2023?",
+            ["Services gross margin", "Products gross margin"],
+        ),
+        (
+            "Any trends in Intel's Data Center Group or IoT segment revenues in 2023?",
+            ["Data Center Group revenue", "IoT revenue"],
+        ),
+        ("What was Intel's Data Center and AI revenue in 2023?", ["Data Center and AI revenue"]),
     ],
 )
 def test_figures_are_read_with_the_part_of_the_company_they_are_asked_for(question, expected):

@@ -15,6 +15,7 @@ from core.finance.vocabulary.line_items import (
     normalise_label,
     parts_named,
     qualifier_before,
+    qualifiers_before,
 )
 from core.finance.vocabulary.mentions import Mention
 from core.finance.vocabulary.metrics import METRICS, Metric, metric_mentions, metrics_in
@@ -61,6 +62,7 @@ __all__ = [
     "normalise_label",
     "parts_named",
     "qualifier_before",
+    "qualifiers_before",
     "search_terms_for",
     "statement_kind",
     "statement_title_kind",

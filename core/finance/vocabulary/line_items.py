@@ -634,6 +634,26 @@ def qualifier_before(text: str, start: int) -> str | None:
 
 #: A name as analysts write a part of a company: capitalised words, "&" inside ("Compute & Networking").
 _NAME = r"[A-Z][\w.+-]*(?:\s+&\s+[A-Z][\w.+-]*|\s+[A-Z][\w.+-]*)*"
+#: "Data Center Group or ": another part named before a qualifier, as an alternative ("or" never joins the
+#: words of one part's name, where "and" may: "Data Center and AI").
+_ALTERNATIVE_BEFORE_RE = re.compile(
+    r"(?<![\w'’])((?:[a-z]*[A-Z][\w.+-]*)(?:\s+&\s+[a-z]*[A-Z][\w.+-]*|\s+[a-z]*[A-Z][\w.+-]*)*)\s+or\s+$"
+)
+
+
+def qualifiers_before(text: str, start: int) -> list[str]:
+    """The part(s) named just before position `start`: the qualifier ("IoT" in "... IoT segment revenues"),
+    with the part named as its alternative ("Data Center Group or IoT segment revenues": both, each its own
+    figure); empty when none."""
+    qualifier = qualifier_before(text, start)
+    if qualifier is None:
+        return []
+    at = text.rfind(qualifier, 0, start)
+    other = _ALTERNATIVE_BEFORE_RE.search(text[: max(at, 0)]) if at >= 0 else None
+    alternative = qualifier_before(text, other.end(1) + 1) if other else None
+    return [alternative, qualifier] if alternative else [qualifier]
+
+
 #: "the Delivery business", "Apple's Greater China segment", "Data Center and AI segment": one part, named
 #: before the word that says it is a part (singular).
 _ONE_PART_RE = re.compile(
