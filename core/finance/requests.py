@@ -1074,8 +1074,16 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
     ):
         return []
     unknown = unknown_figure_phrases(question)
-    # A line item named inside an unknown phrase is not asked for ("revenue" in "deferred revenue").
-    inside = {m.entry.key for phrase in unknown for m in line_item_mentions(phrase)}
+    # A line item named inside an unknown phrase is not asked for ("revenue" in "deferred revenue"); the same
+    # line item named elsewhere still is ("Windows revenue …? … Surface devices revenue …?"). A phrase not
+    # written as such in the question (its framing removed) rules out its line items everywhere.
+    inside_spans: list[tuple[int, int]] = []
+    inside_keys: set[str] = set()
+    for phrase in unknown:
+        found = [(m.start(), m.end()) for m in re.finditer(re.escape(phrase), question, re.I)]
+        inside_spans += found
+        if not found:
+            inside_keys |= {m.entry.key for m in line_item_mentions(phrase)}
     mentions = line_item_mentions(question)
     for k, (start, end, item) in enumerate(mentions):
         if any(s <= start < e or s < end <= e for s, e in spans):
@@ -1100,7 +1108,8 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
                         )
                     )
             continue
-        if item.key in inside and not any(
+        inside = item.key in inside_keys or any(s <= start and end <= e for s, e in inside_spans)
+        if inside and not any(
             not _uncovered(p) and item in line_items_in(p) for p in _split_phrase(figure_words(question))
         ):
             continue

@@ -458,6 +458,18 @@ def test_why_a_figure_dropped_asks_for_the_figure_and_its_change(question):
     assert (request.name, request.aggregate, request.years) == ("Mac revenue", "change", [2022, 2023])
 
 
+def test_a_line_item_inside_an_unknown_figure_is_still_asked_where_it_stands_alone():
+    """ "revenue" in "Surface devices revenue" (a part the vocabulary does not know) is that part's; the
+    "Windows revenue" of another sentence is still asked for (a plan step asks for both)."""
+    requests = figure_requests(
+        "What is the Windows revenue amount for Q1 FY2023? What is the Surface devices revenue amount for Q1 FY2023?"
+    )
+    assert [r.name for r in requests] == ["Windows revenue", "Surface devices revenue"]
+    assert [r.name for r in figure_requests("What was deferred revenue in 2023?", 2023)] == [
+        "deferred revenue"
+    ]
+
+
 def test_two_figures_sharing_a_head_are_each_asked_for():
     requests = figure_requests(
         "Cash paid for income taxes and for interest in FY2021 (supplemental cash flow info)?"
