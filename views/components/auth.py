@@ -4,18 +4,33 @@ its port, and the Home page says so."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import streamlit as st
+
+
+def _auth_section() -> dict:
+    try:
+        if not st.secrets.load_if_toml_exists():
+            return {}
+        return dict(st.secrets.get("auth") or {})
+    except Exception:  # noqa: BLE001 - an unreadable secrets file: Streamlit reports it; no sign-in here
+        return {}
+
+
+def _provider() -> str | None:
+    """The provider to sign in with: None for the one configured in [auth] itself, else the first named one
+    ([auth.okta])."""
+    auth = _auth_section()
+    if "server_metadata_url" in auth:
+        return None
+    return next((name for name, value in auth.items() if isinstance(value, Mapping)), None)
 
 
 def sign_in_configured() -> bool:
     """Whether `.streamlit/secrets.toml` configures sign-in (an [auth] section with a provider)."""
-    try:
-        if not st.secrets.load_if_toml_exists():
-            return False
-        auth = st.secrets.get("auth")
-    except Exception:  # noqa: BLE001 - an unreadable secrets file: Streamlit reports it; no sign-in here
-        return False
-    return bool(auth) and ("server_metadata_url" in auth or any(isinstance(v, dict) for v in auth.values()))
+    auth = _auth_section()
+    return "server_metadata_url" in auth or any(isinstance(v, Mapping) for v in auth.values())
 
 
 def signed_in_analyst() -> str | None:
@@ -39,7 +54,14 @@ def require_sign_in(app_title: str) -> str | None:
     if analyst is None:
         st.title(app_title)
         st.write("Sign in to open the library, the research runs and the reports.")
-        st.button("Sign in", type="primary", icon=":material/login:", on_click=st.login)
+        provider = _provider()
+        st.button(
+            "Sign in",
+            type="primary",
+            icon=":material/login:",
+            on_click=st.login,
+            args=(provider,) if provider else (),
+        )
         st.stop()
     with st.sidebar:
         st.caption(f"Signed in as {analyst}")
