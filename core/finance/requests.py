@@ -1064,9 +1064,11 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
         and not AMOUNT_RE.search(question)
         and not CHANGE_RE.search(question)
         and not _asks_whether_cash_was_spent(question)
+        # Two figures ranked, or a figure set against another ("How did its operating expenses stack up
+        # against its earnings?": the figure the vocabulary knows is read even when the other is not).
+        and not (RANKING_RE.search(question) and len(line_item_mentions(question)) >= 2)
         and not (
-            (RANKING_RE.search(question) or _SET_AGAINST_RE.search(question))
-            and len(line_item_mentions(question)) >= 2
+            _SET_AGAINST_RE.search(question) and (line_item_mentions(question) or metric_mentions(question))
         )
         and not unknown_figure_phrases(question)
         and not shares

@@ -470,6 +470,25 @@ def test_a_line_item_inside_an_unknown_figure_is_still_asked_where_it_stands_alo
     ]
 
 
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # A company's debt, its structure, how it changed: the debt it carries.
+        (
+            "What changes in debt and interest expense did Acme report in 2023?",
+            ["total debt", "interest expense"],
+        ),
+        ("How did Acme's debt structure change in 2023?", ["total debt"]),
+        # Debt it holds, or costs of issuing it, are not what it owes.
+        ("Did the company's debt securities portfolio change in 2023?", []),
+        # A figure set against one the vocabulary does not know is still read.
+        ("How did Acme's operating expenses stack up against its earnings in 2023?", ["operating expenses"]),
+    ],
+)
+def test_debt_and_a_figure_set_against_another_are_read(question, expected):
+    assert [r.name for r in figure_requests(question, 2023)] == expected
+
+
 def test_two_figures_sharing_a_head_are_each_asked_for():
     requests = figure_requests(
         "Cash paid for income taxes and for interest in FY2021 (supplemental cash flow info)?"
