@@ -307,7 +307,9 @@ def _topic_beside_figure(clause: str) -> str | None:
         words = re.sub(r"\b[\w&.-]+['’]s\b", " ", words)
         terms = [t for t in content_terms(words) if t not in _GENERIC and not fiscal_years(t)]
         named = [*metric_mentions(words), *line_item_mentions(words)]
-        return bool(terms) and not named and not (set(terms) & figure_words)
+        # A figure's word with a word of its own is a topic about the figure ("debt structure" beside total
+        # debt: its instruments and maturities); the figure's words alone are the figure.
+        return bool(set(terms) - figure_words) and not named
 
     for m in mentions:
         before = _BEFORE_FIGURE_RE.search(bare[: m.start])

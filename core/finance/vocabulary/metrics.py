@@ -99,7 +99,7 @@ METRICS: list[Metric] = [
             r"total debt",
             r"(its|their|the company'?s|overall) (total )?debt(?![- ]to)(?! securities)",
             r"debt (on|in) (the |its )?balance sheet",
-            r"debt (level|load|burden|balance|structure|configuration|position|profile)s?",
+            r"debt (level|load|burden|balance)s?",
             # A company's debt ("NVIDIA's debt"), and how it changed ("changes in debt and interest expense").
             r"[a-z][\w.&-]*['’]s (total )?debt(?![- ]to)(?! (securities|issuance|covenants?)\b)",
             r"changes? in (its |their |the )?debt\b(?![- ]to)(?! (securities|issuance|covenants?)\b)",
