@@ -705,6 +705,13 @@ _PRINTED_IN_RE = re.compile(r"\b(?:statements?|reports?|filings?|10-?[KQ]|tables
 _WHOLE_SOURCES = frozenset(["operations", "continuing operations", "customers", "contracts with customers"])
 
 
+#: What joins parts named as alternatives ("Windows or Surface devices"): each is a part of its own.
+_ALTERNATIVES_RE = re.compile(r"\s+or\s+")
+#: Longest name of a part a figure comes from, in words ("online retail services"); a longer run of words
+#: after "from" is a clause, not a name.
+_MAX_SOURCE_WORDS = 5
+
+
 def _sources_named_after(question: str, end: int) -> list[str]:
     """The part(s) of the business a figure named just before `end` is said to come from ("revenue from
     online retail services" -> "online retail services"; "revenue from Windows or Surface devices" -> both,
@@ -712,12 +719,7 @@ def _sources_named_after(question: str, end: int) -> list[str]:
     source = _source_named_after(question, end)
     if source is None:
         return []
-    return [part for part in re.split(r"\s+or\s+", source) if part]
-
-
-#: Longest name of a part a figure comes from, in words ("online retail services"); a longer run of words
-#: after "from" is a clause, not a name.
-_MAX_SOURCE_WORDS = 5
+    return [part for part in _ALTERNATIVES_RE.split(source) if part]
 
 
 def _source_named_after(question: str, end: int) -> str | None:
@@ -732,7 +734,7 @@ def _source_named_after(question: str, end: int) -> str | None:
     what = what[: moved.start()].strip() if moved else what
     if (
         not what
-        or any(len(part.split()) > _MAX_SOURCE_WORDS for part in re.split(r"\s+or\s+", what))
+        or any(len(part.split()) > _MAX_SOURCE_WORDS for part in _ALTERNATIVES_RE.split(what))
         or what.lower() in _WHOLE_SOURCES
         or _PRINTED_IN_RE.search(what)
         # "from its e-commerce and AWS segments": parts named in a list, read part by part.

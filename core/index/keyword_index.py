@@ -134,17 +134,16 @@ class KeywordIndex:
         self._passages += len(postings.lengths)
         self._tokens += int(postings.lengths.sum())
 
-    def _release(self, filing_id: str) -> bool:
+    def _release(self, filing_id: str) -> None:
         postings = self._filings.pop(filing_id, None)
         if postings is None:
-            return False
+            return
         for cid in postings.chunk_ids.tolist():
             self._where.pop(cid, None)
         self._df.subtract(postings.document_frequencies())
         self._df += Counter()  # drop the terms no passage holds any more
         self._passages -= len(postings.lengths)
         self._tokens -= int(postings.lengths.sum())
-        return True
 
     def add_filing(self, filing_id: str, chunks: list[Chunk]) -> None:
         """Tokenise a filing's chunks and write its postings (replacing any it had)."""

@@ -649,7 +649,7 @@ def qualifiers_before(text: str, start: int) -> list[str]:
     if qualifier is None:
         return []
     at = text.rfind(qualifier, 0, start)
-    other = _ALTERNATIVE_BEFORE_RE.search(text[: max(at, 0)]) if at >= 0 else None
+    other = _ALTERNATIVE_BEFORE_RE.search(text[:at]) if at >= 0 else None
     alternative = qualifier_before(text, other.end(1) + 1) if other else None
     return [alternative, qualifier] if alternative else [qualifier]
 
