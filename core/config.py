@@ -79,6 +79,13 @@ class Settings(BaseSettings):
 
     # Research loop
     max_steps: int = Field(default=10, description="Most plan steps a run executes, follow-ups included.")
+    max_parallel_steps: int | None = Field(
+        default=None,
+        ge=1,
+        description="Independent plan steps a run executes at once (WORKBENCH_MAX_PARALLEL_STEPS). Unset: one "
+        "at a time offline (the work is on this machine's cores), four with an LLM (model calls wait on the "
+        "network). A calculator waits for the steps before it.",
+    )
     max_concurrent_runs: int = Field(
         default=2,
         ge=1,
@@ -181,6 +188,7 @@ RUN_FIELDS = (
     "llm_max_retries",
     "llm_max_output_tokens",
     "llm_structured_output_method",
+    "max_parallel_steps",
 )
 SETTINGS_FILE = "settings.json"
 

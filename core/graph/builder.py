@@ -17,6 +17,7 @@ from core.graph.nodes_step import (
     rewrite_query,
     search_web,
 )
+from core.graph.nodes_wave import run_wave_step
 from core.graph.routers import (
     route_after_decide_next,
     route_after_review_plan,
@@ -38,6 +39,7 @@ def build_graph(checkpointer: Any) -> Any:
         rerank_evidence,
         search_web,
         calculate,
+        run_wave_step,
         distil_evidence,
         reflect_on_step,
         decide_next,
@@ -47,7 +49,9 @@ def build_graph(checkpointer: Any) -> Any:
         graph.add_node(node.__name__, node)
     graph.add_edge(START, "plan_research")
     graph.add_edge("plan_research", "review_plan")
-    graph.add_conditional_edges("review_plan", route_after_review_plan, ["rewrite_query", "write_report"])
+    graph.add_conditional_edges(
+        "review_plan", route_after_review_plan, ["rewrite_query", "run_wave_step", "write_report"]
+    )
     graph.add_conditional_edges(
         "rewrite_query", route_after_rewrite_query, ["choose_strategy", "search_web", "calculate"]
     )
@@ -56,11 +60,16 @@ def build_graph(checkpointer: Any) -> Any:
     graph.add_edge("rerank_evidence", "distil_evidence")
     graph.add_edge("search_web", "distil_evidence")
     graph.add_edge("calculate", "distil_evidence")
+    graph.add_edge("run_wave_step", "decide_next")
     graph.add_edge("distil_evidence", "reflect_on_step")
     graph.add_edge("reflect_on_step", "decide_next")
     graph.add_conditional_edges(
-        "decide_next", route_after_decide_next, ["rewrite_query", "review_step", "write_report"]
+        "decide_next",
+        route_after_decide_next,
+        ["rewrite_query", "run_wave_step", "review_step", "write_report"],
     )
-    graph.add_conditional_edges("review_step", route_after_review_step, ["rewrite_query", "write_report"])
+    graph.add_conditional_edges(
+        "review_step", route_after_review_step, ["rewrite_query", "run_wave_step", "write_report"]
+    )
     graph.add_edge("write_report", END)
     return graph.compile(checkpointer=checkpointer)

@@ -28,7 +28,8 @@ from core.graph.nodes_plan import filing_infos
 from core.graph.nodes_step import unread_passages_after
 from core.graph.plan_growth import add_follow_ups, handled_gaps
 from core.graph.state import ResearchState
-from core.models import PolicyDecision, StepRecord
+from core.graph.waves import current_wave
+from core.models import Gap, Plan, PlanStep, PolicyDecision, ResearchNote, StepRecord
 from core.retrieval.routing import company_forms
 from core.text.sentences import jaccard
 from core.text.tokens import content_terms
@@ -125,15 +126,46 @@ def reflect_on_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     return steps_update(runtime, state, adeps, "reflect_on_step", steps)
 
 
+def wave_note(records: list[StepRecord]) -> ResearchNote | None:
+    """The notes of steps run together as one note for the policy (a step alone: its own note); each gap
+    names the filing of the step that found it."""
+    notes = [(r, r.note) for r in records if r.note is not None]
+    if not notes:
+        return None
+    gaps = [g.model_copy(update={"filing_id": g.filing_id or r.filing_id}) for r, n in notes for g in n.gaps]
+    if len(notes) == 1:
+        return notes[0][1].model_copy(update={"gaps": gaps})
+    return ResearchNote(
+        confirmed_facts=[f for _, n in notes for f in n.confirmed_facts],
+        open_questions=[q for _, n in notes for q in n.open_questions],
+        conflicts=[c for _, n in notes for c in n.conflicts],
+        summary=" ".join(n.summary for _, n in notes if n.summary),
+        gaps=gaps,
+    )
+
+
+def _calculation_to_rerun(plan: Plan, records: list[StepRecord], follow_ups: list[Gap]) -> PlanStep | None:
+    """The wave's calculator step, when a follow-up searches for one of its missing inputs."""
+    wanted = {g.description for g in follow_ups}
+    for record in records:
+        if record.tool == "calculator" and record.note and wanted & {g.description for g in record.note.gaps}:
+            return plan.steps[record.index]
+    return None
+
+
 @instrumented
 def decide_next(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
-    """Policy: continue with the next planned step or finish (plan done, max steps, diminishing returns)."""
+    """Policy after a step, or after the steps of a wave: continue with the next planned step or finish
+    (plan done, max steps, diminishing returns); gaps become follow-up steps after the wave."""
     deps = runtime.context
-    index, steps, rec = current_record(state)
+    index, steps, _ = current_record(state)
+    wave = current_wave(state)
+    last = wave[-1]
+    records = [steps[i] for i in wave]
     plan = load_plan(state)
     adeps = deps.agent_deps(index)
     resume_at = state.get("resume_at")
-    next_index = int(resume_at) if resume_at is not None else index + 1
+    next_index = int(resume_at) if resume_at is not None else last + 1
     if state.get("rerun_only"):
         decision = PolicyDecision(
             action="finish", reason=f"Re-ran step {index + 1} with the analyst's strategy."
@@ -150,13 +182,13 @@ def decide_next(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[st
                 remaining_tools=[s.tool for s in remaining],
                 new_claims_per_step=[s.new_claims for s in done],
                 tools_done=[s.tool for s in done],
-                last_note=rec.note,
+                last_note=wave_note(records),
                 planned_steps=len(plan.steps),
                 handled_gaps=handled_gaps(plan),
             ),
             adeps,
         )
-    steps[index] = rec.model_copy(update={"decision": decision})
+    steps[last] = steps[last].model_copy(update={"decision": decision})
     report_fallbacks(runtime, state, adeps, "decide_next")
     update: dict[str, Any] = {
         "steps": dump_steps(steps),
@@ -165,14 +197,15 @@ def decide_next(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[st
         **agent_outputs(adeps),
     }
     if decision.follow_ups and not state.get("rerun_only"):
-        update |= add_follow_ups(state, plan, index, rec, decision.follow_ups)
+        rerun = _calculation_to_rerun(plan, records, decision.follow_ups)
+        update |= add_follow_ups(state, plan, last, decision.follow_ups, rerun)
         for gap in decision.follow_ups:
             emit(
                 runtime,
                 state,
                 "node_finished",
                 node="decide_next",
-                step_index=index,
+                step_index=last,
                 message=f"Added by reflection: {gap.description}",
             )
     if decision.action == "finish":

@@ -6,7 +6,7 @@ from typing import Any
 
 from core.agents.plan_tools import ensure_step_ids, normalise_section
 from core.graph.state import ResearchState
-from core.models import Gap, Plan, PlanStep, PlanVersion, StepRecord
+from core.models import Gap, Plan, PlanStep, PlanVersion
 
 REFLECTION_PREFIX = "added by reflection: "
 RERUN_REASON = "re-run after the follow-up searches"
@@ -22,10 +22,11 @@ def handled_gaps(plan: Plan) -> list[str]:
 
 
 def add_follow_ups(
-    state: ResearchState, plan: Plan, index: int, record: StepRecord, gaps: list[Gap]
+    state: ResearchState, plan: Plan, index: int, gaps: list[Gap], rerun: PlanStep | None = None
 ) -> dict[str, Any]:
-    """State update inserting a search step per gap right after step `index` (and, after a calculator
-    step whose inputs were missing, the calculation again), as a new plan version by 'reflection'."""
+    """State update inserting a search step per gap right after step `index` (and then `rerun`, a calculator
+    step whose inputs were missing, again), as a new plan version by 'reflection'. Each gap names its filing
+    (the step that found it fills it in)."""
     added = [
         PlanStep(
             step_id="",
@@ -33,7 +34,7 @@ def add_follow_ups(
             tool="search_10k",
             keywords=gap.keywords[:8],
             document_section=normalise_section(gap.document_section),
-            filing_id=gap.filing_id or record.filing_id,
+            filing_id=gap.filing_id,
             origin="reflection",
             reason=REFLECTION_PREFIX + gap.description,
             reads_on_from=gap.reads_on_from,
@@ -41,11 +42,8 @@ def add_follow_ups(
         for gap in gaps
     ]
     max_steps = int(state.get("max_steps") or 0) or len(plan.steps) + len(added) + 1
-    if record.tool == "calculator" and len(plan.steps) + len(added) < max_steps:
-        original = plan.steps[index]
-        added.append(
-            original.model_copy(update={"step_id": "", "origin": "reflection", "reason": RERUN_REASON})
-        )
+    if rerun is not None and len(plan.steps) + len(added) < max_steps:
+        added.append(rerun.model_copy(update={"step_id": "", "origin": "reflection", "reason": RERUN_REASON}))
     reserved = [
         s.step_id for v in state.get("plan_history") or [] for s in PlanVersion.model_validate(v).plan.steps
     ]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from langgraph.types import Send
+
 from core.graph.node_support import load_plan
+from core.graph.nodes_wave import wave_sends
 from core.graph.state import ResearchState
 from core.models import NodeName
 
@@ -17,11 +20,17 @@ def _has_next(state: ResearchState) -> bool:
     return int(state.get("current_step", 0)) < len(load_plan(state).steps)
 
 
-def route_after_review_plan(state: ResearchState) -> NodeName:
-    """Execute the first step, or go straight to the report when the plan is empty or cancelled."""
+def _execute_next(state: ResearchState) -> NodeName | list[Send]:
+    """The next step alone through the step's nodes, or the next wave of independent steps at once."""
+    sends = wave_sends(state)
+    return sends if len(sends) > 1 else "rewrite_query"
+
+
+def route_after_review_plan(state: ResearchState) -> NodeName | list[Send]:
+    """Execute the first step (or wave), or go straight to the report when the plan is empty or cancelled."""
     if state.get("finish_requested") or not _has_next(state):
         return "write_report"
-    return "rewrite_query"
+    return _execute_next(state)
 
 
 def route_after_rewrite_query(state: ResearchState) -> NodeName:
@@ -30,15 +39,15 @@ def route_after_rewrite_query(state: ResearchState) -> NodeName:
     return _TOOL_NODES[step.tool]
 
 
-def route_after_decide_next(state: ResearchState) -> NodeName:
-    """Report when the policy finished; otherwise pause (step mode) or run the next step."""
+def route_after_decide_next(state: ResearchState) -> NodeName | list[Send]:
+    """Report when the policy finished; otherwise pause (step mode) or run the next step (or wave)."""
     if state.get("next_action") == "finish" or not _has_next(state):
         return "write_report"
-    return "review_step" if state.get("step_mode") else "rewrite_query"
+    return "review_step" if state.get("step_mode") else _execute_next(state)
 
 
-def route_after_review_step(state: ResearchState) -> NodeName:
-    """After a step-mode pause: the next (or re-run) step, or the report."""
+def route_after_review_step(state: ResearchState) -> NodeName | list[Send]:
+    """After a step-mode pause: the next (or re-run) step or wave, or the report."""
     if state.get("finish_requested") or not _has_next(state):
         return "write_report"
-    return "rewrite_query"
+    return _execute_next(state)

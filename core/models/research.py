@@ -170,7 +170,8 @@ class Fallback(BaseModel):
 
 #: The research graph's nodes, each a function of that name in core/graph, in the order a run meets them: the
 #: plan and its review, then per step the rewrite, the tool's nodes (strategy, retrieval and rerank for a
-#: filing search; web search; calculation), distilling, reflection and the decision, then the report.
+#: filing search; web search; calculation), distilling, reflection and the decision, then the report. Steps
+#: that run together each run those nodes inside a `run_wave_step` task, then one decision follows the wave.
 NodeName = Literal[
     "plan_research",
     "review_plan",
@@ -180,6 +181,7 @@ NodeName = Literal[
     "rerank_evidence",
     "search_web",
     "calculate",
+    "run_wave_step",
     "distil_evidence",
     "reflect_on_step",
     "decide_next",

@@ -3,7 +3,9 @@
 Each request consumes the next scripted behaviour: "ok" (a valid tool call built by `answer`), "429",
 "500", "slow" (sleeps past the client timeout), "malformed" (200 with a broken JSON body) or "invalid"
 (a tool call whose arguments do not match the schema). When the script is empty, "ok" is used. A request
-with `"stream": true` gets the answer as server-sent events, its arguments in small pieces.
+with `"stream": true` gets the answer as server-sent events, its arguments in small pieces. With
+`latency_s`, every answer takes that long (a model's fixed latency); `timeline` keeps when each request
+arrived and was answered, and the tool it asked for.
 """
 
 from __future__ import annotations
@@ -68,11 +70,18 @@ class OpenAIStub:
     """Start with `with OpenAIStub([...]) as stub:`; `stub.base_url` is the /v1 URL to configure."""
 
     def __init__(
-        self, script: list[str] | None = None, *, answer: Answer = default_answer, delay_s: float = 2.0
+        self,
+        script: list[str] | None = None,
+        *,
+        answer: Answer = default_answer,
+        delay_s: float = 2.0,
+        latency_s: float = 0.0,
     ):
         self.script = list(script or [])
         self.answer = answer
         self.delay_s = delay_s
+        self.latency_s = latency_s
+        self.timeline: list[tuple[float, float, str, str]] = []  # (arrived, answered, tool, prompt)
         self.requests: list[dict[str, Any]] = []
         self.authorizations: list[str] = []  # the Authorization header of each request
         self._lock = threading.Lock()
@@ -113,6 +122,7 @@ class OpenAIStub:
                 self.wfile.write(body)
 
             def do_POST(self) -> None:
+                arrived = time.monotonic()
                 length = int(self.headers.get("Content-Length", "0"))
                 request = json.loads(self.rfile.read(length) or b"{}")
                 with stub._lock:
@@ -132,6 +142,10 @@ class OpenAIStub:
                 tools = request.get("tools") or []
                 name = tools[0]["function"]["name"] if tools else "none"
                 prompt = json.dumps(request.get("messages", []))
+                if stub.latency_s:
+                    time.sleep(stub.latency_s)
+                with stub._lock:
+                    stub.timeline.append((arrived, time.monotonic(), name, prompt))
                 args = {"unexpected": True} if behaviour == "invalid" else stub.answer(name, prompt)
                 body = {
                     "id": "chatcmpl-stub",
