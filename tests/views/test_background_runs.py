@@ -111,3 +111,41 @@ def test_the_live_run_shows_what_the_model_is_writing_as_plain_text(bench, gate)
     _wait(lambda: not bench.active_runs())
     research.run()
     assert not any("The model is writing" in c.value for c in research.caption)
+
+
+@pytest.fixture
+def two_at_once(monkeypatch):
+    """Runs execute up to two independent steps at once (set before the workbench is built)."""
+    monkeypatch.setenv("WORKBENCH_MAX_PARALLEL_STEPS", "2")
+
+
+def test_steps_of_a_wave_are_shown_side_by_side_while_they_run(two_at_once, bench, gate):
+    filing = bench.ingest_paths([SAMPLE])[0].filing
+    run_id = bench.start_research(QUESTION, [filing.filing_id]).run_id
+    _button(_page("research", run_id), "Approve plan").click().run()
+    live = bench.live_run(run_id)
+    # The plan starts with two independent steps (the anchor, the R&D statement lookup; its calculator
+    # waits for them): both wait at the gate, inside their searches.
+    _wait(
+        lambda: (
+            len(
+                {
+                    e.step_index
+                    for e in live.events
+                    if e.kind == "node_started" and e.node == "retrieve_evidence"
+                }
+            )
+            == 2
+        ),
+        timeout_s=60,
+    )
+    research = _page("research", run_id)
+    assert any("2 independent steps are running at once" in c.value for c in research.caption)
+    shown = [m.value for m in research.markdown if m.value.startswith("**Step ")]
+    assert shown == [f"**Step {n}** · Retrieving passages…" for n in (1, 2)]
+
+    gate.set()
+    _wait(lambda: not bench.active_runs())
+    record = bench.get_run(run_id)
+    assert record.status == "finished", record.error
+    assert record.settings["max_parallel_steps"] == 2

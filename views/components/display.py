@@ -40,6 +40,7 @@ NODE_LABELS: dict[NodeName, str] = {
     "rerank_evidence": "Reranking passages",
     "search_web": "Searching the web",
     "calculate": "Calculating",
+    "run_wave_step": "Running steps side by side",
     "distil_evidence": "Distilling knowledge cards",
     "reflect_on_step": "Reflecting on the step",
     "decide_next": "Deciding what to do next",

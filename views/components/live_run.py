@@ -8,7 +8,7 @@ import streamlit as st
 
 from core.service.display import escape_markdown
 from views.components.display import NODE_LABELS
-from views.components.run_progress import RunProgress, step_prefix
+from views.components.run_progress import RunProgress, step_prefix, steps_running
 
 #: How often the live panel redraws, in seconds.
 REFRESH_S = 1.5
@@ -33,6 +33,13 @@ def live_progress(bench: Any, run_id: str) -> None:
             last = started[-1] if started else None
             label = f"{step_prefix(last)}{NODE_LABELS[last.node]}…" if last and last.node else live.label
         progress = RunProgress(label, total_steps=live.total_steps)
+        running = steps_running(events)
+        if len(running) > 1:  # a wave of independent steps: each in its own column while they run
+            with progress.lines:
+                st.caption(f"{len(running)} independent steps are running at once:")
+                for column, (step, node) in zip(st.columns(len(running)), running.items(), strict=True):
+                    with column.container(border=True):
+                        st.markdown(f"**Step {step + 1}** · {NODE_LABELS[node]}…")
         hidden = max(0, len(events) - SHOWN_EVENTS)
         if hidden:
             progress.lines.caption(f"… {hidden} earlier event(s)")

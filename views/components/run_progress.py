@@ -23,6 +23,22 @@ LOGGED_NODES: frozenset[NodeName] = frozenset(
 )
 
 
+def steps_running(events: list[RunEvent]) -> dict[int, NodeName]:
+    """The steps running now and the node each is in, from a run's events (several when a wave of
+    independent steps runs at once): a step is running from its first node until its reflection ends."""
+    running: dict[int, NodeName] = {}
+    for event in events:
+        if event.step_index is None or event.node is None:
+            continue
+        if event.node == "decide_next" or (event.kind == "node_finished" and event.node == "reflect_on_step"):
+            running.pop(event.step_index, None)
+        elif event.kind == "node_started":
+            running[event.step_index] = event.node
+        elif event.kind == "error":
+            running.pop(event.step_index, None)
+    return dict(sorted(running.items()))
+
+
 def step_prefix(event: RunEvent) -> str:
     """'Step 2 · ' for an event of a step, '' for one of the run."""
     return f"Step {event.step_index + 1} · " if event.step_index is not None else ""
