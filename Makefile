@@ -54,6 +54,7 @@ bench: setup-dev
 	$(PY) benchmarks/ingest.py
 	$(PY) benchmarks/retrieval.py
 	$(PY) benchmarks/research.py
+	$(PY) benchmarks/parallel.py
 	$(PY) benchmarks/evaluation.py
 	$(PY) benchmarks/soak.py
 
