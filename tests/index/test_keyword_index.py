@@ -138,3 +138,39 @@ def test_a_single_file_index_of_an_earlier_version_is_split_per_filing(tmp_path)
     assert migrated.ids_by_filing() == {"a": {"a-0", "a-1", "a-2"}, "b": {"b-0"}}
     for query in (["competition"], tokenize("data center revenue 15,005")):
         assert migrated.search(query, k=5) == fresh.search(query, k=5)
+
+
+def test_adds_and_removes_across_merged_segments_rank_as_a_fresh_build(tmp_path, monkeypatch):
+    """Filings merged into segments (four at most here), some removed (masked, then merged out), give the
+    rankings and scores of an index built afresh from the filings left, and of BM25 fitted over them."""
+    import core.index.keyword_index as keyword_index
+
+    monkeypatch.setattr(keyword_index, "SEGMENT_FILINGS", 4)
+    rng = random.Random(5)
+    names = [f"f{n:02d}" for n in range(11)]
+    texts = {name: _corpus(rng, rng.randint(1, 12)) for name in names}
+    index = KeywordIndex(tmp_path / "keywords")
+    for name in names:
+        index.add_filing(name, [_chunk(name, i, "Item 7", t) for i, t in enumerate(texts[name])])
+    assert len(index._segments) < len(names)  # merged, not one array per filing
+    for name in ("f03", "f04", "f05", "f09"):  # f04 and f05 empty their segment past half: merged again
+        index.remove_filing(name)
+    index.add_filing("f01", [_chunk("f01", i, "Item 7", t) for i, t in enumerate(texts["f00"])])  # replaced
+    texts["f01"] = texts["f00"]
+    left = sorted(set(names) - {"f03", "f04", "f05", "f09"})
+    fresh = KeywordIndex(tmp_path / "fresh")
+    for name in left:
+        fresh.add_filing(name, [_chunk(name, i, "Item 7", t) for i, t in enumerate(texts[name])])
+    ids = [f"{f}-{i}" for f in left for i in range(len(texts[f]))]
+    assert len(index) == len(ids) and index.ids_by_filing() == fresh.ids_by_filing()
+    for query in (["w1"], ["w2", "w3", "w2"], ["w5", "absent", "w39"]):
+        reference = _LuceneIdfBM25([t.split() for f in left for t in texts[f]]).get_scores(query)
+        order = sorted((i for i in range(len(ids)) if reference[i] > 0), key=lambda i: (-reference[i], i))
+        expected = [(ids[i], round(float(reference[i]), 9)) for i in order]
+        for opened in (index, fresh, KeywordIndex(tmp_path / "keywords")):
+            assert [(cid, round(s, 9)) for cid, s in opened.search(query, k=500)] == expected
+            assert [cid for cid, _ in opened.search(query, k=3)] == [cid for cid, _ in expected[:3]]
+        subset = set(ids[::4])
+        assert [cid for cid, _ in index.search(query, k=4, allowed_ids=subset)] == [
+            cid for cid, _ in expected if cid in subset
+        ][:4]
