@@ -51,6 +51,8 @@ class Catalog:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.executescript(_SCHEMA)
         self._lock = threading.RLock()
+        self._writes = 0  # this connection's commits (SQLite's data_version counts only the others')
+        self._filings: tuple[tuple[int, int], list[Filing]] | None = None  # list_filings, and as of when
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -63,6 +65,7 @@ class Catalog:
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+            self._writes += 1
 
     def insert_filing(
         self,
@@ -116,9 +119,15 @@ class Catalog:
             return self._conn.execute(sql, params).fetchall()
 
     def list_filings(self) -> list[Filing]:
-        """All filings, most recently ingested first."""
-        filings = [Filing.model_validate_json(r[0]) for r in self._query("SELECT record FROM filings")]
-        return sorted(filings, key=lambda f: f.ingested_at, reverse=True)
+        """All filings, most recently ingested first. Read again only after a commit, by this connection or
+        another process's (every search routes over this list; a thousand records take ~50 ms to parse)."""
+        with self._lock:
+            version = (self._conn.execute("PRAGMA data_version").fetchone()[0], self._writes)
+            if self._filings is None or self._filings[0] != version:
+                rows = self._conn.execute("SELECT record FROM filings").fetchall()
+                filings = [Filing.model_validate_json(r[0]) for r in rows]
+                self._filings = (version, sorted(filings, key=lambda f: f.ingested_at, reverse=True))
+            return list(self._filings[1])
 
     def get_filing(self, filing_id: str) -> Filing | None:
         rows = self._query("SELECT record FROM filings WHERE filing_id = ?", (filing_id,))

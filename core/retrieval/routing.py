@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 from typing import Protocol, TypeVar
 
 from core.models import UNKNOWN_COMPANY, Filing, QueryAnalysis
@@ -25,8 +26,9 @@ class Route:
     note: str
 
 
-def _name_tokens(name: str) -> set[str]:
-    return {t for t in tokenize(name, fold_plurals=False) if t not in _SUFFIXES}
+@lru_cache(maxsize=8192)
+def _name_tokens(name: str) -> frozenset[str]:
+    return frozenset(t for t in tokenize(name, fold_plurals=False) if t not in _SUFFIXES)
 
 
 def company_forms(company: str) -> list[str]:
@@ -88,26 +90,34 @@ _GENERIC_FIRST_WORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=8192)
+def _company_pattern(company: str) -> re.Pattern[str] | None:
+    """Any usual form of `company` as a whole name, possessive allowed (compiled once per company: a
+    library of thousands of filings is routed for every search)."""
+    forms = sorted(company_forms(company), key=len, reverse=True)
+    if not forms:
+        return None
+    alternatives = "|".join(re.escape(form) for form in forms)
+    return re.compile(rf"(?<![\w&])(?:{alternatives})(?:['’]s?)?(?![\w&])", re.I)
+
+
 def mentions_company(text: str, company: str) -> bool:
     """True when `text` names `company` in one of its usual forms (possessives and case ignored)."""
-    for form in company_forms(company):
-        if re.search(rf"(?<![\w&]){re.escape(form)}(?:['’]s?)?(?![\w&])", text, re.I):
-            return True
-    return False
+    pattern = _company_pattern(company)
+    return pattern is not None and pattern.search(text) is not None
 
 
 def _named_companies(analysis: QueryAnalysis, filings: list[Filing]) -> list[Filing]:
     """Filings whose company the query names, in one of its usual forms or as an entity's words."""
-    named: list[Filing] = []
-    for filing in filings:
-        if not filing.company or filing.company == UNKNOWN_COMPANY:
-            continue
-        if mentions_company(analysis.original, filing.company) or any(
-            (words := _name_tokens(entity)) and words <= _name_tokens(filing.company)
-            for entity in analysis.entities
-        ):
-            named.append(filing)
-    return named
+    companies = {f.company for f in filings if f.company and f.company != UNKNOWN_COMPANY}
+    entities = [words for entity in analysis.entities if (words := _name_tokens(entity))]
+    named = {
+        company
+        for company in companies
+        if mentions_company(analysis.original, company)
+        or any(words <= _name_tokens(company) for words in entities)
+    }
+    return [f for f in filings if f.company in named]
 
 
 #: A period that ends in the first week of a calendar quarter (a 52/53-week quarter ending April 1) belongs to
