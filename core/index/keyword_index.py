@@ -50,8 +50,8 @@ class _FilingPostings:
     lengths: np.ndarray  # int64 tokens per passage
     terms: np.ndarray  # str, sorted and unique
     bounds: np.ndarray  # int64, len(terms) + 1: term i's postings are docs[bounds[i]:bounds[i + 1]]
-    docs: np.ndarray  # int64 passage positions
-    freqs: np.ndarray  # int64 term frequency in that passage
+    docs: np.ndarray  # passage positions (int64 as built and stored, int32 once merged)
+    freqs: np.ndarray  # term frequency in that passage (as docs)
 
     @classmethod
     def build(cls, chunk_ids: list[str], token_lists: list[list[str]]) -> _FilingPostings:
@@ -109,8 +109,9 @@ class _FilingPostings:
             ),
             terms=unique[present],
             bounds=np.concatenate([[0], np.cumsum(counts[present])]).astype(np.int64),
-            docs=np.concatenate(docs)[order],
-            freqs=np.concatenate(freqs)[order],
+            # 32 bits in memory (a segment holds far fewer than 2**31 passages): half the int64 of the files
+            docs=np.concatenate(docs)[order].astype(np.int32),
+            freqs=np.concatenate(freqs)[order].astype(np.int32),
         )
 
     def document_frequencies(self) -> dict[str, int]:
@@ -338,11 +339,13 @@ class KeywordIndex:
             else:
                 at = {id(s): i for i, s in enumerate(self._segments)}
                 positions: dict[int, list[int]] = {}
+                placed: dict[str, tuple[int, int]] = {}  # filing -> (its segment, where it starts there)
                 for cid in allowed_ids:
                     if (where := self._where.get(cid)) is not None:
-                        segment = self._segment_of[where[0]]
-                        start, _ = segment.span(where[0])
-                        positions.setdefault(at[id(segment)], []).append(start + where[1])
+                        if (place := placed.get(where[0])) is None:
+                            segment = self._segment_of[where[0]]
+                            place = placed[where[0]] = (at[id(segment)], segment.span(where[0])[0])
+                        positions.setdefault(place[0], []).append(place[1] + where[1])
                 scope = {i: np.unique(np.asarray(p, dtype=np.int64)) for i, p in positions.items()}
             known = [t for t in query_tokens if t in self._df]
             if not known:
