@@ -53,6 +53,7 @@ lint: setup-dev
 bench: setup-dev
 	$(PY) benchmarks/ingest.py
 	$(PY) benchmarks/retrieval.py
+	$(PY) benchmarks/scale.py
 	$(PY) benchmarks/research.py
 	$(PY) benchmarks/parallel.py
 	$(PY) benchmarks/evaluation.py

@@ -94,6 +94,7 @@ def test_the_small_scale_run_builds_the_library_searches_it_and_adds_and_deletes
         assert large["latency"][name]["p50_ms"] > 0
     added = report["add and delete"]
     assert added["passages"] == source["passages"] and added["deleted"]
-    assert added["add_s"] > 0 and added["embedding_s"] > 0
+    assert added["add_s"] > 0 and added["embedding_s"] > 0 and added["reused_embeddings"] == 0
+    assert report["source library, add and delete"]["reused_embeddings"] == 0
     assert 0 < report["memory"]["rss_gib"] <= report["memory"]["peak_rss_gib"]
     assert set(report["meets"]) == set(scale.TARGETS)
