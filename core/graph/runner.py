@@ -285,8 +285,10 @@ def _status(snapshot: Any) -> tuple[str, dict | None, str | None]:
         # The task's error is the exception LangGraph caught; the runner logged its traceback.
         what = f"The {str(failed[0].name).replace('_', ' ')} stage"
         return "failed", None, failure_message(what, failed[0].error)
-    if not snapshot.next:
+    if not snapshot.next and not snapshot.tasks:  # the graph reached its end
         return ("finished" if snapshot.values.get("answer") is not None else "failed"), None, None
+    # Tasks left, or tasks whose writes were saved but not the checkpoint after them (the process stopped in
+    # between: LangGraph lists them with their writes and not as next); either way the run resumes.
     return "running", None, None
 
 

@@ -1,6 +1,7 @@
 """Independent steps run together (a wave) on real indexes and a real checkpointer: the same answer as one
 step at a time, model calls of a wave in flight at once, step mode pausing between waves, and a run stopped
-mid-wave resuming without repeating the steps that finished."""
+mid-wave resuming without repeating the steps that finished; and a run stopped between a node's saved writes
+and the checkpoint after them, which resumes too."""
 
 from __future__ import annotations
 
@@ -163,3 +164,44 @@ def test_the_calls_of_a_wave_are_in_flight_at_once(sample_index, tmp_path) -> No
         calls = [(start, end) for start, end, name, _ in timeline if name == tool]
         assert max(sum(1 for s, e in calls if s <= t < e) for t, _ in calls) >= 3, tool
     assert record.citations and record.citations[0].chunk_id
+
+
+def test_a_run_stopped_between_a_nodes_writes_and_the_next_checkpoint_is_running_and_resumes(
+    sample_index,
+) -> None:
+    """A process killed after a node's writes were saved but before the checkpoint that follows them: the
+    last checkpoint's task has its writes and LangGraph lists no next node. The run is 'running' (not
+    'failed') and continues to its answer. The window is reproduced by removing every checkpoint after a
+    mid-run one, its task's saved writes kept, as a kill at that moment leaves the database."""
+    import sqlite3
+
+    data_dir, filing_id = sample_index
+    runner = _offline_runner(data_dir, 1)
+    finished = _run(runner, filing_id)
+    assert finished.status == "finished"
+    config = runner._config(finished.run_id)
+    history = list(runner.graph.get_state_history(config))  # newest first
+    cut = next(
+        s
+        for s in reversed(history)
+        if s.next == ("distil_evidence",) and len(s.values.get("steps") or []) >= 1
+    )
+    checkpoint_id = cut.config["configurable"]["checkpoint_id"]
+    with sqlite3.connect(runner.settings.checkpoint_path) as db:
+        written = db.execute(
+            "SELECT COUNT(*) FROM writes WHERE thread_id = ? AND checkpoint_id = ?",
+            (finished.run_id, checkpoint_id),
+        ).fetchone()[0]
+        assert written, "the task's writes were saved with its checkpoint"
+        db.execute(
+            "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id > ?",
+            (finished.run_id, checkpoint_id),
+        )
+        db.execute(
+            "DELETE FROM writes WHERE thread_id = ? AND checkpoint_id > ?", (finished.run_id, checkpoint_id)
+        )
+    stopped = runner.get(finished.run_id)
+    assert stopped.status == "running" and not stopped.answer
+    resumed = runner.continue_run(finished.run_id)
+    assert resumed.status == "finished", resumed.error
+    assert resumed.answer and [s.index for s in resumed.steps] == list(range(len(resumed.steps)))
