@@ -149,9 +149,8 @@ class _Segment:
     until the segment is merged again, masked."""
 
     filing_ids: list[str]
-    starts: (
-        np.ndarray
-    )  # int64, len(filing_ids) + 1: filing i's passages are positions starts[i]:starts[i + 1]
+    #: int64, len(filing_ids) + 1: filing i's passages are positions starts[i]:starts[i + 1]
+    starts: np.ndarray
     postings: _FilingPostings
     removed: np.ndarray  # bool per passage: its filing was removed since the merge
     gone: set[str] = field(default_factory=set)  # the filings removed since the merge
