@@ -76,7 +76,7 @@ class _FilingPostings:
     def merge(cls, parts: list[_FilingPostings], keep: list[np.ndarray | None]) -> _FilingPostings:
         """One postings of several, passages in part order; `keep` (per part, a mask over its passages, None:
         all) drops passages. Terms are unioned once; each term's postings stay in part order, then passage order."""
-        kept, term_index, docs, freqs, offset = [], [], [], [], 0
+        term_index, docs, freqs, offset = [], [], [], 0
         unique, inverse = np.unique(np.concatenate([p.terms for p in parts]), return_inverse=True)
         term_start = 0
         for part, mask in zip(parts, keep, strict=True):
@@ -90,7 +90,6 @@ class _FilingPostings:
                     new_position[part_docs[alive]],
                     part_freqs[alive],
                 )
-            kept.append(mask)
             term_index.append(inverse[term_start + local_term])
             docs.append(part_docs + offset)
             freqs.append(part_freqs)
@@ -102,10 +101,10 @@ class _FilingPostings:
         present = counts > 0  # a term only removed passages held goes
         return cls(
             chunk_ids=np.concatenate(
-                [p.chunk_ids if m is None else p.chunk_ids[m] for p, m in zip(parts, kept, strict=True)]
+                [p.chunk_ids if m is None else p.chunk_ids[m] for p, m in zip(parts, keep, strict=True)]
             ),
             lengths=np.concatenate(
-                [p.lengths if m is None else p.lengths[m] for p, m in zip(parts, kept, strict=True)]
+                [p.lengths if m is None else p.lengths[m] for p, m in zip(parts, keep, strict=True)]
             ),
             terms=unique[present],
             bounds=np.concatenate([[0], np.cumsum(counts[present])]).astype(np.int64),
@@ -356,7 +355,8 @@ class KeywordIndex:
             for i, allowed in scope.items():
                 segment = self._segments[i]
                 score = segment.postings.scores(terms, idf, average)
-                score[segment.removed] = 0.0
+                if segment.gone:
+                    score[segment.removed] = 0.0
                 chosen = np.flatnonzero(score > 0) if allowed is None else allowed[score[allowed] > 0]
                 segment_of.append(np.full(len(chosen), i))
                 positions_of.append(chosen)

@@ -30,12 +30,11 @@ def steps_running(events: list[RunEvent]) -> dict[int, NodeName]:
     for event in events:
         if event.step_index is None or event.node is None:
             continue
-        if event.node == "decide_next" or (event.kind == "node_finished" and event.node == "reflect_on_step"):
+        ended = event.kind == "error" or (event.kind == "node_finished" and event.node == "reflect_on_step")
+        if ended or event.node == "decide_next":
             running.pop(event.step_index, None)
         elif event.kind == "node_started":
             running[event.step_index] = event.node
-        elif event.kind == "error":
-            running.pop(event.step_index, None)
     return dict(sorted(running.items()))
 
 
