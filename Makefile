@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export ANONYMIZED_TELEMETRY ?= False
 
-.PHONY: run test setup setup-dev browser lint bench clean
+.PHONY: run serve test setup setup-dev browser lint bench clean
 
 $(VENV)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ $(VENV)/.llm: $(VENV)/.runtime requirements-llm.txt
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install -r requirements-llm.txt
 	touch $@
 
+$(VENV)/.scale: $(VENV)/.runtime requirements-scale.txt
+	$(PY) -m pip install -r requirements-scale.txt
+	touch $@
+
 setup: $(VENV)/.runtime
 
 setup-dev: $(VENV)/.dev
@@ -35,6 +39,14 @@ setup-dev: $(VENV)/.dev
 run: setup
 	$(PY) -m core.cli ingest sample_docs/northwind_10k_fy2025.html --data-dir $(DATA_DIR)
 	WORKBENCH_DATA_DIR=$(DATA_DIR) $(PY) -m streamlit run app.py --server.headless true --browser.gatherUsageStats false
+
+## One app server of a shared library (README, Scale-out): the servers come from WORKBENCH_* variables.
+ADDRESS ?= 0.0.0.0
+PORT ?= 8501
+SECRETS ?= .streamlit/secrets.toml
+serve: $(VENV)/.scale
+	$(PY) -m streamlit run app.py --server.headless true --browser.gatherUsageStats false \
+		--server.address $(ADDRESS) --server.port $(PORT) --secrets.files $(SECRETS)
 
 ## Headless Chromium for the browser tests (Debian's package; no browser download).
 browser:

@@ -66,6 +66,78 @@ CACHE = ROOT / "benchmarks" / ".cache" / "scale"
 RESULTS = ROOT / "benchmarks" / "results"
 #: A 10-K no FinanceBench question is about: the real filing added to (and deleted from) the large library.
 ADDED_FILING = SHARED / "filings" / "UBER_10K_FY2021.pdf"
+#: The servers a --servers run starts (JSON, handed to its measuring processes): Postgres's URL and Chroma's port.
+Servers = dict
+
+
+def _database(path: Path) -> str:
+    """The database (and the Chroma namespace) of the library kept at `path`, on the servers."""
+    return "library_" + re.sub(r"[^a-z0-9]+", "_", path.name.lower())
+
+
+def library_settings(path: Path, servers: Servers | None) -> Settings:
+    """The settings of the library kept at `path`: its data directory (embedded mode), or, with `servers`, a
+    database of its own on the Postgres server (catalog and keywords), its own collections on the Chroma
+    server and its originals under `path` (the shared-library mode of README, Scale-out)."""
+    if servers is None:
+        return Settings(data_dir=path)
+    from psycopg.conninfo import make_conninfo
+
+    return Settings(
+        data_dir=path,
+        library_url=make_conninfo(servers["postgres"], dbname=_database(path)),
+        chroma_host="localhost",
+        chroma_port=servers["chroma_port"],
+        chroma_namespace=_database(path).replace("_", "-"),
+        originals_dir=path / "originals",
+    )
+
+
+def start_servers(workdir: Path, libraries: list[Path]) -> tuple[Servers, Callable[[], None]]:
+    """A Postgres server (the pgserver wheel) with a database per library, and a Chroma server (`chroma run`);
+    returns them and how to stop them."""
+    import socket
+    import urllib.request
+
+    import pgserver
+    import psycopg
+
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(workdir))
+    postgres = pgserver.get_server(workdir / "postgres", cleanup_mode="delete")
+    with socket.socket() as probe:
+        probe.bind(("localhost", 0))
+        port = probe.getsockname()[1]
+    chroma = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("chroma")),
+            "run",
+            "--path",
+            str(workdir / "chroma"),
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(300):
+        try:
+            urllib.request.urlopen(f"http://localhost:{port}/api/v2/heartbeat", timeout=2).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    servers = {"postgres": postgres.get_uri(), "chroma_port": port}
+    with psycopg.connect(servers["postgres"], autocommit=True) as conn:
+        for path in libraries:
+            conn.execute(f"CREATE DATABASE {_database(path)}")
+
+    def stop() -> None:
+        chroma.terminate()
+        chroma.wait(timeout=30)
+        postgres.cleanup()
+
+    return servers, stop
+
+
 TARGETS = {"pooled_p50_ms": 150.0, "financebench_drop_points": 3.0, "add_vs_embedding": 1.2, "rss_gib": 4.0}
 TOP = 5
 
@@ -163,7 +235,9 @@ class SourceFiling:
         return filing, chunks, facts
 
 
-def build_library(target: Path, source: IndexStore, chosen: list[str], size: int) -> dict:
+def build_library(
+    target: Path, source: IndexStore, chosen: list[str], size: int, servers: Servers | None = None
+) -> dict:
     """Fill `target` with the `chosen` filings of `source` and synthetic copies of them up to `size` filings
     (kept: a library already built of the same filings is reused)."""
     done = target / "built.json"
@@ -171,7 +245,7 @@ def build_library(target: Path, source: IndexStore, chosen: list[str], size: int
         return json.loads(done.read_text())
     shutil.rmtree(target, ignore_errors=True)
     started = time.perf_counter()
-    store = IndexStore.open(Settings(data_dir=target))
+    store = IndexStore.open(library_settings(target, servers))
     sources = [SourceFiling(source, source.catalog.get_filing(filing_id)) for filing_id in sorted(chosen)]
     for item in sources:
         store.add_filing(
@@ -192,7 +266,7 @@ def build_library(target: Path, source: IndexStore, chosen: list[str], size: int
         "passages": store.catalog.count_chunks(),
         "build_seconds": round(time.perf_counter() - started, 1),
     }
-    store.catalog.close()
+    store.close()
     done.write_text(json.dumps(built))
     return built
 
@@ -325,8 +399,11 @@ def measure(args: argparse.Namespace) -> dict:
     """A measuring process: opens one built library and searches it; in the large one, adds and deletes a
     real filing, then reads the process's memory (the app server's, holding that library)."""
     workdir = Path(args.workdir)
-    opened_s, store = _timed(lambda: IndexStore.open(Settings(data_dir=Path(args.library))))
-    questions = source_questions(args.source, IndexStore.open(Settings(data_dir=Path(args.small))))
+    servers = json.loads(args.servers_json) if args.servers_json else None
+    opened_s, store = _timed(lambda: IndexStore.open(library_settings(Path(args.library), servers)))
+    small = IndexStore.open(library_settings(Path(args.small), servers))
+    questions = source_questions(args.source, small)
+    small.close()
     report = {
         "filings": len(store.catalog.list_filings()),
         "passages": store.catalog.count_chunks(),
@@ -407,10 +484,16 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="time and score at most this many questions")
     parser.add_argument("--add", type=Path, default=None, help="the real filing to add and delete")
     parser.add_argument("--out", type=Path, default=None, help="JSON output path")
+    parser.add_argument(
+        "--servers",
+        action="store_true",
+        help="the libraries on a Postgres and a Chroma server started for the run (the shared-library mode)",
+    )
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # the measuring process
     parser.add_argument("--workdir", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--library", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--small", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--servers-json", dest="servers_json", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
         print(json.dumps(measure(args)))
@@ -418,16 +501,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         workdir = Path(tmp)
         # The sample's libraries are small and temporary; the FinanceBench ones are kept and reused.
-        home = workdir if args.source == "sample" else CACHE
+        # The servers' libraries live as long as the servers: built for each run.
+        home = workdir if args.source == "sample" or args.servers else CACHE
         origin, chosen = open_source(args.source, workdir, args.source_filings)
         small, target = (
             home / f"{args.source}-{len(chosen)}",
             home / f"{args.source}-{args.filings}-of-{len(chosen)}",
         )
+        servers, stop_servers = start_servers(workdir, [small, target]) if args.servers else (None, None)
         print(f"building libraries of {len(chosen)} and {args.filings:,} filings", flush=True)
-        build_library(small, origin, chosen, len(chosen))
-        built = build_library(target, origin, chosen, args.filings)
-        origin.catalog.close()
+        build_library(small, origin, chosen, len(chosen), servers)
+        built = build_library(target, origin, chosen, args.filings, servers)
+        origin.close()
         add = args.add or (ADDED_FILING if args.source == "financebench" else None)
         measured = {}
         for name, library in (("source library", small), ("large library", target)):
@@ -444,13 +529,18 @@ def main() -> None:
             command += (["--limit", str(args.limit)] if args.limit else []) + (
                 ["--add", str(add)] if add else []
             )
+            command += ["--servers-json", json.dumps(servers)] if servers else []
             done = subprocess.run(command, check=True, capture_output=True, text=True)
             measured[name] = json.loads(done.stdout.strip().splitlines()[-1])
+        if stop_servers is not None:
+            stop_servers()
     small_library, large = measured["source library"], measured["large library"]
     report = {
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
         "source": args.source,
-        "mode": "embedded (catalog, vectors and keyword index in the data directory)",
+        "mode": "servers (catalog and keyword index in Postgres, vectors on a Chroma server)"
+        if args.servers
+        else "embedded (catalog, vectors and keyword index in the data directory)",
         "build": built,
         "source library": measured["source library"],
         "large library": large,
@@ -469,7 +559,9 @@ def main() -> None:
         )
     )
     out = args.out or RESULTS / (
-        "scale.json" if args.source == "financebench" else f"scale-{args.source}.json"
+        ("scale" if args.source == "financebench" else f"scale-{args.source}")
+        + ("-servers" if args.servers else "")
+        + ".json"
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1))

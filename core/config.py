@@ -41,7 +41,19 @@ class Settings(BaseSettings):
     chroma_namespace: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$",
-        description="Prefix of this library's collections on a Chroma server; None = an id kept in data_dir.",
+        description="Prefix of this library's collections on a Chroma server; None = an id kept with the "
+        "catalog (in data_dir, or in the library database).",
+    )
+    library_url: SecretStr | None = Field(
+        default=None,
+        description="postgresql://… URL of a database holding the catalog (filings, passages, facts), the "
+        "keyword index and the marks of writes under way, shared by every app server pointed at it; None = "
+        "SQLite and files in data_dir.",
+    )
+    originals_dir: Path | None = Field(
+        default=None,
+        description="Where the uploaded originals are kept (a path every app server of a shared library "
+        "mounts); None = data_dir/uploads.",
     )
 
     # Ingestion
@@ -123,7 +135,7 @@ class Settings(BaseSettings):
 
     @property
     def uploads_dir(self) -> Path:
-        return self.data_dir / "uploads"
+        return self.originals_dir or self.data_dir / "uploads"
 
     @property
     def chroma_dir(self) -> Path:
@@ -230,3 +242,16 @@ def load_settings(**overrides: Any) -> Settings:
 def get_settings() -> Settings:
     """Settings of this process (environment, then saved settings), read once."""
     return load_settings()
+
+
+def describe_postgres(url: str, variable: str = "WORKBENCH_CHECKPOINT_URL") -> str:
+    """'Postgres at db.internal:5432, database research' — never the user or the password."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        info = conninfo_to_dict(url)
+    except Exception:  # noqa: BLE001 - a malformed URL is described without its content
+        return f"Postgres (the URL in {variable} could not be read)"
+    host = str(info.get("host") or "localhost")
+    where = host if host.startswith("/") else f"{host}:{info.get('port') or 5432}"
+    return f"Postgres at {where}, database {info.get('dbname') or 'postgres'}"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.config import ServiceUnavailable, Settings
+from core.config import ServiceUnavailable, Settings, describe_postgres
 
 log = logging.getLogger(__name__)
 
@@ -59,19 +59,6 @@ def _sqlite(settings: Settings) -> Checkpoints:
         return [row[0] for row in conn.execute(RUN_IDS_SQL).fetchall()]
 
     return Checkpoints(saver, thread_ids, conn.close)
-
-
-def describe_postgres(url: str) -> str:
-    """'Postgres at db.internal:5432, database research' — never the user or the password."""
-    from psycopg.conninfo import conninfo_to_dict
-
-    try:
-        info = conninfo_to_dict(url)
-    except Exception:  # noqa: BLE001 - a malformed URL is described without its content
-        return "Postgres (the URL in WORKBENCH_CHECKPOINT_URL could not be read)"
-    host = str(info.get("host") or "localhost")
-    where = host if host.startswith("/") else f"{host}:{info.get('port') or 5432}"
-    return f"Postgres at {where}, database {info.get('dbname') or 'postgres'}"
 
 
 def _postgres(url: str, workers: int) -> Checkpoints:

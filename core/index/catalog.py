@@ -1,5 +1,7 @@
-"""SQLite catalog: the source of truth for filings, their chunks (text and metadata) and their facts (table
-rows with their periods, each with the embedding of its name for finding it by meaning)."""
+"""The catalog: the source of truth for filings, their chunks (text and metadata) and their facts (table
+rows with their periods, each with the embedding of its name for finding it by meaning). SQLite in the data
+directory here; the same tables in a Postgres database several app servers share in
+core.index.postgres_library, which reuses every query below (they are written in the SQL both speak)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +33,7 @@ CREATE TABLE IF NOT EXISTS facts (
     fact_id TEXT PRIMARY KEY,
     filing_id TEXT NOT NULL,
     record TEXT NOT NULL,
-    vector BLOB
+    vector {blob}
 );
 CREATE INDEX IF NOT EXISTS facts_by_filing ON facts(filing_id);
 CREATE TABLE IF NOT EXISTS derived (
@@ -42,20 +45,37 @@ CREATE TABLE IF NOT EXISTS derived (
 """
 
 
+def catalog_schema(blob_type: str) -> list[str]:
+    """The catalog's tables and indexes, one statement each (`blob_type`: the database's bytes type)."""
+    return [s.strip() for s in _SCHEMA.format(blob=blob_type).split(";") if s.strip()]
+
+
 class Catalog:
     """Filings and chunks in one SQLite file; writes happen in explicit transactions."""
+
+    #: The page of a chunk, read from its JSON record in SQL.
+    PAGE_OF_RECORD = "json_extract(record, '$.page')"
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.executescript(_SCHEMA)
+        for statement in catalog_schema("BLOB"):
+            self._conn.execute(statement)
         self._lock = threading.RLock()
         self._writes = 0  # this connection's commits (SQLite's data_version counts only the others')
-        self._filings: tuple[tuple[int, int], list[Filing]] | None = None  # list_filings, and as of when
+        self._filings: tuple[object, list[Filing]] | None = None  # list_filings, and as of which version
+
+    def _sql(self, sql: str) -> str:
+        """A statement in this database's parameter style (written with `?`)."""
+        return sql
+
+    def _version(self) -> object:
+        """Changes whenever the catalog may have changed, by this process or another."""
+        return (self._conn.execute("PRAGMA data_version").fetchone()[0], self._writes)
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[Any]:
         """Run writes atomically: everything inside commits together or not at all."""
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
@@ -69,7 +89,7 @@ class Catalog:
 
     def insert_filing(
         self,
-        conn: sqlite3.Connection,
+        conn: Any,
         filing: Filing,
         chunks: list[Chunk],
         facts: list[Fact] | None = None,
@@ -77,17 +97,20 @@ class Catalog:
     ) -> None:
         """Insert a filing, its chunks and its facts (with their name embeddings) inside an open transaction."""
         conn.execute(
-            "INSERT INTO filings(filing_id, record) VALUES (?, ?)",
+            self._sql("INSERT INTO filings(filing_id, record) VALUES (?, ?)"),
             (filing.filing_id, filing.model_dump_json()),
         )
-        conn.executemany(
-            "INSERT INTO chunks(chunk_id, filing_id, section, chunk_index, record) VALUES (?, ?, ?, ?, ?)",
+        cursor = conn.cursor()
+        cursor.executemany(
+            self._sql(
+                "INSERT INTO chunks(chunk_id, filing_id, section, chunk_index, record) VALUES (?, ?, ?, ?, ?)"
+            ),
             [(c.chunk_id, c.filing_id, c.section, c.chunk_index, c.model_dump_json()) for c in chunks],
         )
         facts = facts or []
         vectors = fact_vectors if fact_vectors is not None and len(fact_vectors) == len(facts) else None
-        conn.executemany(
-            "INSERT INTO facts(fact_id, filing_id, record, vector) VALUES (?, ?, ?, ?)",
+        cursor.executemany(
+            self._sql("INSERT INTO facts(fact_id, filing_id, record, vector) VALUES (?, ?, ?, ?)"),
             [
                 (
                     f.fact_id,
@@ -103,16 +126,14 @@ class Catalog:
         """Rewrite a filing's record (e.g. with its final ingestion time)."""
         with self.transaction() as conn:
             conn.execute(
-                "UPDATE filings SET record = ? WHERE filing_id = ?",
+                self._sql("UPDATE filings SET record = ? WHERE filing_id = ?"),
                 (filing.model_dump_json(), filing.filing_id),
             )
 
-    def delete_filing_rows(self, conn: sqlite3.Connection, filing_id: str) -> None:
+    def delete_filing_rows(self, conn: Any, filing_id: str) -> None:
         """Delete a filing and its chunks inside an open transaction."""
-        conn.execute("DELETE FROM chunks WHERE filing_id = ?", (filing_id,))
-        conn.execute("DELETE FROM facts WHERE filing_id = ?", (filing_id,))
-        conn.execute("DELETE FROM derived WHERE filing_id = ?", (filing_id,))
-        conn.execute("DELETE FROM filings WHERE filing_id = ?", (filing_id,))
+        for table in ("chunks", "facts", "derived", "filings"):
+            conn.execute(self._sql(f"DELETE FROM {table} WHERE filing_id = ?"), (filing_id,))
 
     def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
@@ -122,9 +143,9 @@ class Catalog:
         """All filings, most recently ingested first. Read again only after a commit, by this connection or
         another process's (every search routes over this list; a thousand records take ~50 ms to parse)."""
         with self._lock:
-            version = (self._conn.execute("PRAGMA data_version").fetchone()[0], self._writes)
+            version = self._version()
             if self._filings is None or self._filings[0] != version:
-                rows = self._conn.execute("SELECT record FROM filings").fetchall()
+                rows = self._query("SELECT record FROM filings")
                 filings = [Filing.model_validate_json(r[0]) for r in rows]
                 self._filings = (version, sorted(filings, key=lambda f: f.ingested_at, reverse=True))
             return list(self._filings[1])
@@ -181,8 +202,7 @@ class Catalog:
     def page_chunks(self, filing_id: str, page: int) -> list[Chunk]:
         """The chunks of one page of a filing, in filing order."""
         rows = self._query(
-            "SELECT record FROM chunks WHERE filing_id = ? AND json_extract(record, '$.page') = ? "
-            "ORDER BY chunk_index",
+            f"SELECT record FROM chunks WHERE filing_id = ? AND {self.PAGE_OF_RECORD} = ? ORDER BY chunk_index",
             (filing_id, page),
         )
         return [Chunk.model_validate_json(r[0]) for r in rows]
@@ -238,8 +258,11 @@ class Catalog:
         """Keep a derived value of a filing still in the catalog (removed with the filing)."""
         with self.transaction() as conn:
             conn.execute(
-                "INSERT OR REPLACE INTO derived(filing_id, name, value) "
-                "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM filings WHERE filing_id = ?)",
+                self._sql(
+                    "INSERT INTO derived(filing_id, name, value) "
+                    "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM filings WHERE filing_id = ?) "
+                    "ON CONFLICT (filing_id, name) DO UPDATE SET value = excluded.value"
+                ),
                 (filing_id, name, value, filing_id),
             )
 

@@ -36,7 +36,7 @@ from core.text.tokens import tokenize
 #: BM25's term-frequency saturation and length normalisation (rank_bm25's defaults).
 K1, B = 1.5, 0.75
 #: A passage with no token at all counts as one token of its own, as the index has always done.
-_EMPTY = "_"
+TOKEN_OF_EMPTY_PASSAGE = "_"  # noqa: S105 - a token, not a password
 _SUFFIX = ".npz"
 #: The most filings one in-memory segment merges (bounds what adding or removing a filing may cost).
 SEGMENT_FILINGS = 64
@@ -55,7 +55,7 @@ class _FilingPostings:
 
     @classmethod
     def build(cls, chunk_ids: list[str], token_lists: list[list[str]]) -> _FilingPostings:
-        token_lists = [tokens or [_EMPTY] for tokens in token_lists]
+        token_lists = [tokens or [TOKEN_OF_EMPTY_PASSAGE] for tokens in token_lists]
         triples = sorted(
             (term, position, tf)
             for position, tokens in enumerate(token_lists)
@@ -324,10 +324,15 @@ class KeywordIndex:
         return math.log(1.0 + (self._passages - n + 0.5) / (n + 0.5))
 
     def search(
-        self, query_tokens: list[str], k: int, allowed_ids: set[str] | None = None
+        self,
+        query_tokens: list[str],
+        k: int,
+        allowed_ids: set[str] | None = None,
+        filing_ids: list[str] | None = None,
     ) -> list[tuple[str, float]]:
         """Top-k (chunk_id, BM25 score) among allowed_ids (None = all), best first, score > 0 only; ties in
-        filing-id order, then passage order."""
+        filing-id order, then passage order. `filing_ids` (the allowed passages' filings) lets a database
+        engine read less; here allowed_ids already says where to look."""
         with self._lock:
             if not self._passages or not query_tokens or k <= 0:
                 return []

@@ -17,6 +17,12 @@ from core.index.catalog import Catalog
 from core.index.embedding_cache import EmbeddingCache
 from core.index.embeddings import Embedder, get_embedder
 from core.index.keyword_index import KeywordIndex
+from core.index.postgres_library import (
+    PostgresCatalog,
+    PostgresKeywordIndex,
+    PostgresLibrary,
+    PostgresWriteMarks,
+)
 from core.index.vector_store import VectorStore
 from core.models import Chunk, Fact, Filing
 
@@ -32,31 +38,86 @@ class FilingAlreadyIngested(RuntimeError):
     """Another ingestion of the same file committed first (same content, same filing id)."""
 
 
+class FileWriteMarks:
+    """Marks of filings being written, as empty files in the data directory (the embedded library's): a
+    mark left behind is a write a killed process did not finish."""
+
+    def __init__(self, directory: Path) -> None:
+        self._dir = directory
+
+    @contextmanager
+    def hold(self, filing_id: str) -> Iterator[None]:
+        marker = self._dir / filing_id
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+        try:
+            yield
+        finally:
+            marker.unlink(missing_ok=True)
+
+    def interrupted(self) -> set[str]:
+        return {p.name for p in self._dir.iterdir()} if self._dir.is_dir() else set()
+
+    def elsewhere(self) -> set[str]:
+        """Files cannot tell a live writer from a dead one: every mark counts as interrupted."""
+        return set()
+
+    def clear(self, filing_ids: set[str]) -> None:
+        for name in filing_ids:
+            (self._dir / name).unlink(missing_ok=True)
+
+
 @dataclass
 class IndexStore:
-    """Everything searchable under one data directory; writes go through `write_lock`."""
+    """Everything searchable in one library (under one data directory, or in the library database several
+    app servers share); this process's writes go through `write_lock`, every process's through `marks`."""
 
     settings: Settings
     catalog: Catalog
     vectors: VectorStore
-    keywords: KeywordIndex
+    keywords: KeywordIndex | PostgresKeywordIndex
     embedder: Embedder
     embedding_cache: EmbeddingCache
+    marks: FileWriteMarks | PostgresWriteMarks
     write_lock: threading.Lock = field(default_factory=threading.Lock)
+    library: PostgresLibrary | None = None
 
     @classmethod
     def open(cls, settings: Settings) -> IndexStore:
-        """Open (creating if needed) the stores under settings.data_dir; the model loads lazily."""
+        """Open (creating if needed) the stores settings name: under settings.data_dir, or the catalog and
+        keywords in the library database (WORKBENCH_LIBRARY_URL); the model loads lazily."""
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         embedder = get_embedder(settings.embedding_model)
+        cache = EmbeddingCache(settings.embedding_cache_path)  # per app server: a cache, not the library
+        if settings.library_url is None:
+            return cls(
+                settings=settings,
+                catalog=Catalog(settings.catalog_path),
+                vectors=VectorStore(settings, embedder),
+                keywords=KeywordIndex(settings.keyword_index_dir, legacy=settings.legacy_keyword_index_path),
+                embedder=embedder,
+                embedding_cache=cache,
+                marks=FileWriteMarks(settings.data_dir / PENDING_WRITES_DIR),
+            )
+        library = PostgresLibrary(settings.library_url.get_secret_value())
+        if settings.chroma_namespace is None:  # every app server of the library names its collections alike
+            settings = settings.model_copy(update={"chroma_namespace": library.library_id()})
         return cls(
             settings=settings,
-            catalog=Catalog(settings.catalog_path),
+            catalog=PostgresCatalog(library),
             vectors=VectorStore(settings, embedder),
-            keywords=KeywordIndex(settings.keyword_index_dir, legacy=settings.legacy_keyword_index_path),
+            keywords=PostgresKeywordIndex(library),
             embedder=embedder,
-            embedding_cache=EmbeddingCache(settings.embedding_cache_path),
+            embedding_cache=cache,
+            marks=PostgresWriteMarks(library),
+            library=library,
         )
+
+    def close(self) -> None:
+        """Close the catalog (and the library database's connections)."""
+        self.catalog.close()
+        if self.library is not None:
+            self.library.close()
 
     def original_path(self, filing: Filing) -> Path:
         """Where the filing's original file is kept (named by its content hash, never by the upload name)."""
@@ -81,21 +142,15 @@ class IndexStore:
         vectors and postings are rebuilt from them and the stored original stays. A process killed mid-way
         leaves stores that `repair` makes agree with the catalog again at the next start.
         """
-        with self.write_lock:
+        with self.write_lock, self.writing(filing.filing_id):
             # Two uploads of one file may both pass the early duplicate check; the second must neither
-            # insert it twice nor, rolling back, remove the vectors and postings the first one wrote.
+            # insert it twice nor, rolling back, remove the vectors and postings the first one wrote. (On a
+            # shared library the write mark makes a second app server's write of it wait for the first.)
             if not replacing and self.catalog.get_filing(filing.filing_id) is not None:
                 raise FilingAlreadyIngested(filing.filing_id)
-            with self.writing(filing.filing_id):
-                self._write_filing(
-                    filing,
-                    chunks,
-                    vectors,
-                    original,
-                    replacing=replacing,
-                    facts=facts,
-                    fact_vectors=fact_vectors,
-                )
+            self._write_filing(
+                filing, chunks, vectors, original, replacing=replacing, facts=facts, fact_vectors=fact_vectors
+            )
 
     def _write_filing(
         self,
@@ -167,15 +222,10 @@ class IndexStore:
     @contextmanager
     def writing(self, filing_id: str) -> Iterator[None]:
         """Mark a filing as being written while the block runs: the vector store and the BM25 index have
-        no transactions, so a process killed mid-write leaves the mark, and `repair` knows which filing's
-        vectors and postings to distrust. Caller holds write_lock."""
-        marker = self.settings.data_dir / PENDING_WRITES_DIR / filing_id
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
-        try:
+        no transactions with the catalog, so a process killed mid-write leaves the mark, and `repair` knows
+        which filing's vectors and postings to distrust. Caller holds write_lock."""
+        with self.marks.hold(filing_id):
             yield
-        finally:
-            marker.unlink(missing_ok=True)
 
     def repair(self, *, settle_s: float = ORPHAN_UPLOAD_AGE_S) -> list[str]:
         """Make the vectors, the BM25 index and the stored originals agree with the catalog, the truth,
@@ -190,8 +240,7 @@ class IndexStore:
         """
         notes: list[str] = []
         with self.write_lock:
-            pending_dir = self.settings.data_dir / PENDING_WRITES_DIR
-            pending = {p.name for p in pending_dir.iterdir()} if pending_dir.is_dir() else set()
+            pending = self.marks.interrupted()
             catalogued = {f.filing_id: f for f in self.catalog.list_filings()}
             if not pending:
                 # Every write of a filing leaves a mark until it is done: without one, the stores agree,
@@ -199,7 +248,10 @@ class IndexStore:
                 return self._remove_orphan_uploads(set(catalogued), settle_s)
             in_vectors = self.vectors.ids_by_filing()
             in_keywords = self.keywords.ids_by_filing()
-            for filing_id in sorted((set(in_vectors) | set(in_keywords) | pending) - set(catalogued)):
+            being_written = self.marks.elsewhere()  # by another app server of a shared library, right now
+            for filing_id in sorted(
+                (set(in_vectors) | set(in_keywords) | pending) - set(catalogued) - being_written
+            ):
                 count = max(len(in_vectors.get(filing_id, ())), len(in_keywords.get(filing_id, ())))
                 self.vectors.delete_filing(filing_id)
                 self.keywords.remove_filing(filing_id)
@@ -211,6 +263,8 @@ class IndexStore:
                     else "Cleaned up after an ingestion that did not finish."
                 )
             for filing_id, filing in catalogued.items():
+                if filing_id in being_written:
+                    continue
                 want = set(self.catalog.chunk_ids([filing_id]))
                 mismatch = (
                     in_vectors.get(filing_id, set()) != want or in_keywords.get(filing_id, set()) != want
@@ -221,8 +275,7 @@ class IndexStore:
                         f"Rebuilt the search index of {filing.label}: an earlier write did not finish."
                     )
             notes += self._remove_orphan_uploads(set(catalogued), settle_s)
-            for name in pending:
-                (pending_dir / name).unlink(missing_ok=True)
+            self.marks.clear(pending)
         return notes
 
     def _remove_orphan_uploads(self, catalogued: set[str], settle_s: float) -> list[str]:

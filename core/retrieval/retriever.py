@@ -152,10 +152,12 @@ class Retriever:
             allowed = set()
             for filing_ids, section in scope.parts:
                 allowed.update(catalog.chunk_ids(filing_ids, section))
-        ranked = index.search(tokens, k, allowed_ids=allowed)
+        ranked = index.search(tokens, k, allowed_ids=allowed, filing_ids=_filings_of(scope.parts))
         if scope.fill is not None and allowed is not None and len(allowed) < k:
             rest = set(catalog.chunk_ids(scope.fill[0], scope.fill[1])) - allowed
-            ranked.extend(index.search(tokens, k - len(ranked), allowed_ids=rest))
+            ranked.extend(
+                index.search(tokens, k - len(ranked), allowed_ids=rest, filing_ids=_filings_of([scope.fill]))
+            )
         return ranked
 
     # --- the three searches -----------------------------------------------------------------
@@ -315,3 +317,10 @@ class Retriever:
             result.chunks = keep_filter_first(result.candidates, top_n)
         result.seconds = time.perf_counter() - started
         return result
+
+
+def _filings_of(parts: list[tuple[list[str] | None, str | None]]) -> list[str] | None:
+    """Every filing the scope's parts allow, or None when a part allows every filing."""
+    if any(not filing_ids for filing_ids, _ in parts):
+        return None
+    return sorted({f for filing_ids, _ in parts for f in filing_ids or ()})

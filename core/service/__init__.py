@@ -321,11 +321,14 @@ class Workbench(EvaluationMethods):
         return True
 
     def close(self) -> None:
-        """Stop the background workers (waiting for running actions) and close the run checkpoints."""
+        """Stop the background workers (waiting for running actions), close the run checkpoints and the
+        library database's connections (an embedded library's files need no closing)."""
         if "background" in self.__dict__:
             self.background.shutdown()
         if "runner" in self.__dict__:
             self.runner.close()
+        if "store" in self.__dict__ and self.store.library is not None:
+            self.store.library.close()
 
     def list_runs(self) -> list[RunSummary]:
         return self.runner.list_runs()
@@ -333,14 +336,24 @@ class Workbench(EvaluationMethods):
     # --- Evaluation (the methods are in core/service/evaluation.py) ---------------------------------
 
     def evaluation_workspace(self, data_dir: Path) -> Workbench:
-        """The workbench of the data directory evaluations run in (these settings, that directory)."""
-        return get_workbench(self.settings.model_copy(update={"data_dir": data_dir}))
+        """The workbench of the data directory evaluations run in (these settings, that directory; its library
+        is that directory's own, never the shared library of WORKBENCH_LIBRARY_URL)."""
+        own = {"data_dir": data_dir, "library_url": None, "originals_dir": None}
+        return get_workbench(self.settings.model_copy(update=own))
 
     # --- Settings ----------------------------------------------------------------------------
 
     def apply_settings(self, settings: Settings) -> None:
         """Use new settings from now on; components built from the old ones are rebuilt lazily."""
-        index_fields = ("embedding_model", "chroma_host", "chroma_port", "chroma_namespace", "data_dir")
+        index_fields = (
+            "embedding_model",
+            "chroma_host",
+            "chroma_port",
+            "chroma_namespace",
+            "data_dir",
+            "library_url",
+            "originals_dir",
+        )
         index_changed = any(getattr(settings, f) != getattr(self.settings, f) for f in index_fields)
         with self._lock:
             self.settings = settings
@@ -369,7 +382,8 @@ _WORKBENCHES_LOCK = threading.Lock()
 
 def get_workbench(settings: Settings) -> Workbench:
     """One Workbench per data directory and index configuration in this process."""
-    key = (str(settings.data_dir.resolve()), settings.chroma_host, settings.embedding_model)
+    library = settings.library_url.get_secret_value() if settings.library_url else None
+    key = (str(settings.data_dir.resolve()), settings.chroma_host, settings.embedding_model, library)
     with _WORKBENCHES_LOCK:
         bench = _WORKBENCHES.get(key)
         if bench is None:

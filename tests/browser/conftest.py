@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -38,20 +39,32 @@ def _free_port() -> int:
 
 
 @contextmanager
-def running_app(data_dir: Path, secrets: str | None = None) -> Iterator[dict]:
+def running_app(
+    data_dir: Path, secrets: str | None = None, *, env: dict[str, str] | None = None, make_serve: bool = False
+) -> Iterator[dict]:
     """A fresh `streamlit run app.py` on a free port over `data_dir`; yields its URL, data dir and pid.
 
     The server reads `secrets` (TOML; "{app_url}" stands for the server's URL) and no other secrets file, so
-    a developer's own `.streamlit/secrets.toml` (sign-in, say) never reaches the tests."""
+    a developer's own `.streamlit/secrets.toml` (sign-in, say) never reaches the tests. `env` adds
+    environment variables; `make_serve` starts it as an operator does, with `make serve` (README,
+    Scale-out)."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     secrets_file = data_dir / "secrets.toml"
     if secrets is not None:
         secrets_file.write_text(secrets.replace("{app_url}", url))
-    env = {**os.environ, "WORKBENCH_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
-    log = (data_dir / "server.log").open("w")
-    proc = subprocess.Popen(
-        [
+    env = {**os.environ, "WORKBENCH_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1", **(env or {})}
+    if make_serve:
+        command = [
+            "make",
+            "--no-print-directory",
+            "serve",
+            "ADDRESS=127.0.0.1",
+            f"PORT={port}",
+            f"SECRETS={secrets_file}",
+        ]
+    else:
+        command = [
             sys.executable,
             "-m",
             "streamlit",
@@ -65,31 +78,35 @@ def running_app(data_dir: Path, secrets: str | None = None) -> Iterator[dict]:
             "true",
             "--secrets.files",
             str(secrets_file),
-        ],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
+        ]
+    log = (data_dir / "server.log").open("w")
+    # A session of its own: `make` runs the server as its child, and both stop together.
+    proc = subprocess.Popen(
+        command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
-    deadline = time.time() + 90
+    deadline = time.time() + 180
     while time.time() < deadline:
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
                 if resp.status == 200:
                     break
         except OSError:
+            if proc.poll() is not None:
+                break
             time.sleep(0.5)
     else:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
         pytest.fail(f"streamlit did not start; log: {(data_dir / 'server.log').read_text()[-2000:]}")
+    if proc.poll() is not None:
+        pytest.fail(f"streamlit stopped; log: {(data_dir / 'server.log').read_text()[-2000:]}")
     try:
         yield {"url": url, "data_dir": data_dir, "pid": proc.pid}
     finally:
-        proc.terminate()
+        os.killpg(proc.pid, signal.SIGTERM)
         try:
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
         log.close()
 
 

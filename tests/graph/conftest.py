@@ -39,15 +39,3 @@ def nvda_index(tmp_path_factory) -> tuple[Path, str]:
     path = shared_file("filings", "NVDA_10K_FY2023.htm")
     data_dir = tmp_path_factory.mktemp("nvda_index")
     return data_dir, _ingest(data_dir, path)
-
-
-@pytest.fixture(scope="session")
-def postgres_url(tmp_path_factory) -> str:
-    """URL of a real PostgreSQL server (the binaries the `pgserver` package ships), for this session."""
-    # pgserver asks platformdirs for a runtime directory, which warns when the session has none.
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("runtime")))
-    import pgserver
-
-    server = pgserver.get_server(tmp_path_factory.mktemp("postgres"), cleanup_mode="stop")
-    yield server.get_uri()
-    server.cleanup()

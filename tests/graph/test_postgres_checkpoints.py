@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.config import Settings
-from core.graph.checkpoints import CheckpointStoreUnavailable, describe_postgres
+from core.config import Settings, describe_postgres
+from core.graph.checkpoints import CheckpointStoreUnavailable
 from core.service import Workbench
 
 QUESTION = "How did Northwind's Fleet Software revenue change in FY2025?"

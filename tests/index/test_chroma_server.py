@@ -5,11 +5,8 @@ vectors, not even when one repairs itself after a kill -9; an unreachable server
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -18,48 +15,11 @@ from core.config import Settings
 from core.index.store import PENDING_WRITES_DIR, IndexStore
 from core.index.vector_store import VectorStoreUnavailable
 from core.service import Workbench
-from tests.conftest import REPO_ROOT, SAMPLE_DOCS
+from tests.conftest import REPO_ROOT, SAMPLE_DOCS, free_port
 from tests.index.test_crash_repair import CHILD
 
 SAMPLE = SAMPLE_DOCS / "northwind_10k_fy2025.html"
 QUESTION = "How did Northwind's Fleet Software revenue change in FY2025?"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def chroma_server(tmp_path_factory):
-    """A Chroma server on a free port with its own persistence directory; (host, port)."""
-    chroma = Path(sys.executable).with_name("chroma")
-    assert chroma.exists(), "the chromadb package installs the `chroma` server command beside python"
-    port = _free_port()
-    path = tmp_path_factory.mktemp("chroma-server")
-    log = (path.parent / "chroma-server.log").open("w")
-    server = subprocess.Popen(
-        [str(chroma), "run", "--path", str(path), "--host", "localhost", "--port", str(port)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://localhost:{port}/api/v2/heartbeat", timeout=2):
-                break
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                pytest.fail(
-                    f"the Chroma server did not start: {(path.parent / 'chroma-server.log').read_text()}"
-                )
-            time.sleep(0.2)
-    yield "localhost", port
-    server.terminate()
-    server.wait(timeout=30)
-    log.close()
 
 
 def _settings(data_dir: Path, server: tuple[str, int]) -> Settings:
@@ -142,7 +102,7 @@ def test_two_libraries_on_one_server_never_touch_each_others_vectors(tmp_path, c
 
 
 def test_an_unreachable_server_is_a_sentence_not_a_traceback(tmp_path):
-    settings = Settings(data_dir=tmp_path / "data", chroma_host="localhost", chroma_port=_free_port())
+    settings = Settings(data_dir=tmp_path / "data", chroma_host="localhost", chroma_port=free_port())
     with pytest.raises(VectorStoreUnavailable, match="cannot be reached"):
         IndexStore.open(settings)
     done = _run_with_server(

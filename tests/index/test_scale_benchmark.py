@@ -1,4 +1,5 @@
-"""benchmarks/scale.py: the synthetic copies it builds, and its small run (the sample filing, 50 filings)."""
+"""benchmarks/scale.py: the synthetic copies it builds, and its small run (the sample filing, 50 filings),
+embedded and on a Postgres and a Chroma server it starts."""
 
 from __future__ import annotations
 
@@ -62,8 +63,9 @@ def test_a_copy_renames_the_company_in_every_form_shifts_years_and_takes_new_ids
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("mode", ["embedded", "servers"])
 def test_the_small_scale_run_builds_the_library_searches_it_and_adds_and_deletes_a_filing(
-    tmp_path: Path,
+    tmp_path: Path, mode: str
 ) -> None:
     out = tmp_path / "scale.json"
     subprocess.run(
@@ -76,12 +78,14 @@ def test_the_small_scale_run_builds_the_library_searches_it_and_adds_and_deletes
             "50",
             "--out",
             str(out),
+            *(["--servers"] if mode == "servers" else []),
         ],
         check=True,
         cwd=ROOT,
         timeout=600,
     )
     report = json.loads(out.read_text())
+    assert report["mode"].startswith(mode)
     source, large = report["source library"], report["large library"]
     assert source["filings"] == 1 and large["filings"] == 50
     assert large["passages"] == 50 * source["passages"] == report["build"]["passages"]
