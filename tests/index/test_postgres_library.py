@@ -50,9 +50,10 @@ def _settings(tmp_path, name: str, library_url: str, chroma: tuple[str, int]) ->
     )
 
 
-def _cli(args: list[str], env: dict[str, str], data_dir) -> subprocess.CompletedProcess:
+def _python(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    """`python ARGS` from the repository: a process of its own, an app server's environment added."""
     return subprocess.run(
-        [sys.executable, "-m", "core.cli", *args, "--data-dir", str(data_dir), "--quiet"],
+        [sys.executable, *args],
         cwd=REPO_ROOT,
         env={**os.environ, "HF_HUB_OFFLINE": "1", **env},
         capture_output=True,
@@ -60,6 +61,10 @@ def _cli(args: list[str], env: dict[str, str], data_dir) -> subprocess.Completed
         timeout=600,
         check=False,
     )
+
+
+def _cli(args: list[str], env: dict[str, str], data_dir) -> subprocess.CompletedProcess:
+    return _python(["-m", "core.cli", *args, "--data-dir", str(data_dir), "--quiet"], env)
 
 
 def test_the_keyword_index_in_sql_ranks_as_the_embedded_bm25_after_adds_and_removes(tmp_path, library_url):
@@ -151,15 +156,7 @@ def test_an_app_server_killed_mid_ingest_leaves_nothing_for_either(tmp_path, lib
     env = _app_server_env(library_url, chroma_server, tmp_path / "originals")
     other = Workbench(_settings(tmp_path, "two", library_url, chroma_server))
     assert other.startup_repairs() == []
-    done = subprocess.run(
-        [sys.executable, "-c", KILLED_CHILD, str(tmp_path / "one"), str(SAMPLE)],
-        cwd=REPO_ROOT,
-        env={**os.environ, "HF_HUB_OFFLINE": "1", **env},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = _python(["-c", KILLED_CHILD, str(tmp_path / "one"), str(SAMPLE)], env)
     assert done.returncode == -9 and "survived" not in done.stdout, done.stderr[-2000:]
     assert not (tmp_path / "one" / PENDING_WRITES_DIR).exists()  # the mark is in the database
     # Meanwhile, the other app server lists nothing and finds nothing of the half-written filing.
