@@ -114,7 +114,8 @@ def body_text(page) -> str:
 
 
 def wait_for_text(page, text: str, timeout: int = RUN_TIMEOUT_MS) -> None:
-    page.get_by_text(text).first.wait_for(timeout=timeout)
+    """Wait until `text` is shown: a table's hidden accessibility cells may hold it before it is drawn."""
+    page.get_by_text(text).filter(visible=True).first.wait_for(timeout=timeout)
     wait_for_app(page)
 
 
