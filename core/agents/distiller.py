@@ -15,7 +15,7 @@ from core.models import KnowledgeCard
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
 from core.text.figures import find_figures
 from core.text.periods import YEAR, fiscal_years_stated
-from core.text.sentences import is_boilerplate, jaccard, split_sentences
+from core.text.sentences import is_boilerplate, jaccard, list_item_lead_ins, split_sentences
 from core.text.tokens import content_terms
 
 _NUMERIC_RE = re.compile(
@@ -50,6 +50,8 @@ _GENERIC_TERMS = set(
 )
 # Chunk edges cut sentences: "happened in the past, ...", "2022, NVIDIA and ...", ") and ...".
 _FRAGMENT_START = re.compile(r"^(?:[a-z]|\d{1,4},|[,;:)\]])")
+#: How a citable claim ends: a sentence's end, or a list item's ("…; and").
+_CLAIM_END_RE = re.compile(r"(?:[.!?;”\")]|;\s*(?:and|or))$")
 
 
 @dataclass
@@ -88,7 +90,16 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
     usable = [e for e in inputs.evidence if e.kind in ("filing", "web")]
     numeric = wants_numbers(inputs.sub_question)
     for rank, ev in enumerate(usable):
-        for sentence in split_sentences(ev.text):
+        sentences = split_sentences(ev.text)
+        for sentence, lead_in in zip(sentences, list_item_lead_ins(ev.text, sentences), strict=True):
+            if lead_in == "":
+                # A list's item whose lead-in is in another passage ("litigation involving us or our
+                # competitors;" of a list of what may move the share price) says nothing on its own.
+                continue
+            if lead_in is not None:
+                # A list's item reads with the sentence that introduces it ("Our current competitors
+                # include: suppliers … such as AMD and Intel;").
+                sentence = f"{lead_in} {sentence}"
             words = len(sentence.split())
             # Pipes mean a flattened table, not prose; tables are read row by row below.
             if (
@@ -101,7 +112,7 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
                 continue
             # Chunks cut sentences at their edges: a fragment is not a claim anyone can cite.
             # A sentence ending in ":" only introduces a list.
-            if _FRAGMENT_START.match(sentence) or not re.search(r"[.!?;”\")]$", sentence):
+            if (lead_in is None and _FRAGMENT_START.match(sentence)) or not _CLAIM_END_RE.search(sentence):
                 continue
             seen.add(sentence)
             figures = [

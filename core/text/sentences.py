@@ -75,6 +75,34 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
+#: Characters that open a list item in extracted filing text ("•suppliers and licensors of …").
+_BULLETS = "•●▪◦"
+
+
+def list_item_lead_ins(text: str, sentences: list[str]) -> list[str | None]:
+    """For each of `text`'s sentences (as `split_sentences` returns them), the sentence that introduces the
+    list it is an item of ("Our current competitors include:"), "" for an item whose lead-in is outside the
+    text (a bulleted item at a passage's start, or its lead-in cut there), None for a sentence that is no
+    list's item. An item starts in lower case and is bulleted in the text or follows its lead-in or another
+    item; a sentence in lower case that is neither is a fragment cut at a passage's edge."""
+    out: list[str | None] = []
+    lead_in: str | None = None  # the list under way, if any
+    position = 0
+    for sentence in sentences:
+        at = text.find(sentence, position)
+        position = at + len(sentence) if at >= 0 else position
+        bulleted = at > 0 and text[:at].rstrip()[-1:] in _BULLETS
+        if sentence[:1].islower() and (bulleted or lead_in is not None):
+            out.append(lead_in or "")
+            lead_in = lead_in or ""
+            continue
+        out.append(None)
+        # A lead-in is a whole sentence: one cut at the passage's start ("customer demand …, including:")
+        # leaves its items without the words that introduce them.
+        lead_in = sentence if sentence.endswith(":") and sentence[:1].isupper() else None
+    return out
+
+
 def is_boilerplate(sentence: str) -> bool:
     """True for disclaimers, cross-references, headings and table-of-contents lines."""
     # A PDF's line breaks fall anywhere: "Quarterly Report on\nForm 10-Q".

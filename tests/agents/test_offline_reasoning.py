@@ -339,6 +339,27 @@ def test_list_questions_prefer_sentences_naming_things() -> None:
     assert "Kestrel" in out.cards[0].claim
 
 
+def test_a_listed_competitor_is_a_card_read_with_the_list_s_lead_in() -> None:
+    text = (
+        "We expect competition to increase from existing competitors and new entrants.\n\n"
+        "Our current competitors include:\n\n"
+        "•suppliers and licensors of hardware for integrated GPUs, such as Kestrel Devices and Halden Chips;\n\n"
+        "•large cloud services companies designing their own chips, such as Brightline Cloud;"
+    )
+    out = offline_distil(
+        DistilInput(sub_question="Who does the company name as its competitors?", evidence=[_ev("S1-E1", text)]),
+        DEPS,
+    )
+    claims = [c.claim for c in out.cards]
+    assert (
+        "Our current competitors include: suppliers and licensors of hardware for integrated GPUs, such as "
+        "Kestrel Devices and Halden Chips;" in claims
+    )
+    assert any(c.startswith("Our current competitors include: large cloud services") for c in claims)
+    # The quote cited for the item is the item, verbatim in the passage.
+    assert best_quote(claims[claims.index(next(c for c in claims if "Kestrel" in c))], text) in text
+
+
 def test_a_step_whose_findings_are_already_stated_says_so_instead_of_finding_nothing() -> None:
     risk = _ev("S1-E1", RISK_TEXT)
     card = _risk_card()

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from core.text.sentences import is_boilerplate, normalise_ws, sentence_starts, split_sentences
+from core.text.sentences import (
+    is_boilerplate,
+    list_item_lead_ins,
+    normalise_ws,
+    sentence_starts,
+    split_sentences,
+)
 from core.text.tokens import content_terms
 
 
@@ -90,3 +96,31 @@ def test_certifications_and_update_disclaimers_are_boilerplate():
     assert not is_boilerplate(
         "We recorded $800 million of employee severance expenses related to these job eliminations."
     )
+
+
+def test_list_items_know_the_sentence_that_introduces_them() -> None:
+    text = (
+        "We expect competition to increase. Our current competitors include:\n\n"
+        "•suppliers of discrete GPUs, such as Brightline Inc.;\n\n"
+        "•large cloud services companies with internal chip teams; and\n\n"
+        "Competition is intense."
+    )
+    sentences = split_sentences(text)
+    lead_ins = dict(zip(sentences, list_item_lead_ins(text, sentences), strict=True))
+    assert lead_ins["suppliers of discrete GPUs, such as Brightline Inc.;"] == "Our current competitors include:"
+    assert lead_ins["large cloud services companies with internal chip teams; and"] == (
+        "Our current competitors include:"
+    )
+    # The lead-in itself and the sentence after the list are no item.
+    assert lead_ins["Our current competitors include:"] is None
+    assert lead_ins["Competition is intense."] is None
+
+
+def test_a_bulleted_item_at_a_passage_start_is_an_item_and_a_cut_sentence_is_not() -> None:
+    bulleted = "•large cloud services companies with internal teams designing chips, such as Kestrel;"
+    assert list_item_lead_ins(bulleted, split_sentences(bulleted)) == [""]
+    cut = "23, 2023, the regulator informed us.\n\nthe rest of a sentence cut at a page."
+    assert list_item_lead_ins(cut, split_sentences(cut)) == [None, None]
+    # A lead-in cut at the passage's start introduces nothing its items could be read with.
+    cut_lead_in = "demand and supply, and hurt our results, including:\n\n•write-downs of inventory;"
+    assert list_item_lead_ins(cut_lead_in, split_sentences(cut_lead_in))[-1] == ""
