@@ -13,71 +13,56 @@ from core.finance.vocabulary import STATEMENTS, line_item_for, line_items_in
 from core.models import Gap, ResearchNote
 from core.prompts import REFLECTOR_HUMAN, REFLECTOR_SYSTEM
 from core.text.markdown_table import is_table_line
-from core.text.periods import YEAR, fiscal_years
+from core.text.periods import MONTHS, YEAR, fiscal_years
 from core.text.reasons import REASON_RE, reason_score
 from core.text.tokens import content_terms
 
 _CONFIRMED = 0.5
-# Question words that are not things to find in a filing.
-_NOT_TOPICS = {
-    # What the question asks the filing to have done, not what it is about ("forecasting", "expect").
-    "forecast",
-    "forecasts",
-    "forecasting",
-    "expect",
-    "expects",
-    "expected",
-    "expecting",
-    "anticipate",
-    "anticipated",
-    "much",
-    "many",
-    "hold",
-    "end",
-    "often",
-    "fastest",
-    "three",
-    "two",
-    "base",
-    "move",
-    "growth",
-    "change",
-    "compare",
-    "spending",
-    "segment",
-    "figures",
-    "report",
-    "filing",
-    "amount",
-    "level",
-    "total",
-}
-
-
 #: A currency or unit says how to state a figure, not what to find ("USD", "millions", "percent").
 _UNIT_KEYWORD = re.compile(
     r"(?:usd|us\$|\$|dollars?|eur|gbp|(?:usd\s*)?(?:thousand|million|billion)s?|percent(?:age)?s?|%)", re.I
 )
 
 
-def missing_keywords(keywords: list[str], text: str) -> list[str]:
-    """Topic keywords none of whose words (by 5-letter prefix) occur in `text` (units are no topic); a
-    line item counts as found when the text names it in any of its wordings ("capex" in "purchases of
-    property, plant and equipment")."""
+def _names_a_topic(keyword: str, question: str | None, company: str | None) -> bool:
+    """Whether a keyword names something a filing prints: a line item ("dividends", "goodwill") or a name the
+    question capitalises where no sentence starts ("App Store", "Greater China", "SBC"), the company's own
+    and a month aside. The question's verbs and everyday words ("drove", "flag", "around", "big") name
+    nothing a passage could be missing."""
+    if line_item_for(keyword) is not None:
+        return True
+    if not keyword[:1].isupper() or re.fullmatch(MONTHS, keyword, re.I):
+        return False
+    own = company.lower().split() if company else []
+    if own and all(any(name.startswith(word) for name in own) for word in keyword.lower().split()):
+        return False  # "Amazon" of "Amazon.com"
+    if question is None:
+        return True
+    at = question.find(keyword)
+    return at > 0 and not re.search(r"[.?!:]\s*$", question[:at])
+
+
+def missing_keywords(
+    keywords: list[str], text: str, question: str | None = None, company: str | None = None
+) -> list[str]:
+    """Topic keywords none of whose words (by 5-letter prefix) occur in `text`: fiscal years, line items (found
+    in any of their wordings: "capex" in "purchases of property, plant and equipment") and, when the
+    `question` they come from is given, the names it capitalises (see `_names_a_topic`); units and the
+    words of a search for a reason are no topic."""
     prefixes = {t[:5] for t in content_terms(text)}
     items_named = {item.key for item in line_items_in(text)}
     years = {str(y) for y in fiscal_years(text)}
     missing = []
     for keyword in keywords:
         low = keyword.lower()
-        if low in _NOT_TOPICS or len(low) < 3 or _UNIT_KEYWORD.fullmatch(low.strip()):
-            continue
-        if REASON_RE.search(low):
+        if len(low) < 3 or _UNIT_KEYWORD.fullmatch(low.strip()) or REASON_RE.search(low):
             continue  # "primarily due to" words a search for a reason; it is no topic to find
         year = re.fullmatch(rf"(?:fy|fiscal\s*)?({YEAR})", low)
         if year:
             if year.group(1) not in years:
                 missing.append(keyword)
+            continue
+        if not _names_a_topic(keyword, question, company):
             continue
         item = line_item_for(keyword)
         if item is not None and item.key in items_named:
@@ -210,7 +195,8 @@ def offline_reflect(inputs: ReflectInput, deps: AgentDeps) -> ResearchNote:
         reason = f" ({inputs.evidence_note})" if inputs.evidence_note else ""
         open_questions.append(f"Nothing in {where} answered: {inputs.sub_question}{reason}")
     else:
-        missing = missing_keywords(inputs.keywords, " ".join(ev.text for ev in inputs.evidence))
+        evidence = " ".join(ev.text for ev in inputs.evidence)
+        missing = missing_keywords(inputs.keywords, evidence, inputs.sub_question, inputs.company)
         if missing:
             open_questions.append("Not found in the evidence: " + ", ".join(missing))
         if not confirmed:
