@@ -24,6 +24,7 @@ from core.models import EVIDENCE_ID_RE, Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.retrieval.routing import company_forms
 from core.text.figures import find_figures, unsupported_figures
+from core.text.periods import without_time_expressions
 from core.text.reasons import reason_score
 from core.text.tokens import content_terms
 
@@ -249,7 +250,9 @@ def _reason(inputs: WriterInput, figures: list[DraftClaim]) -> DraftClaim | None
     (the R&D expense's sentence, not the revenue's), with the most of the figure's words."""
     # The figure asked first is what changed (a share computed from it names its whole, "revenue", too).
     subject = {t for claim in figures[:1] for t in content_terms(_figure_label(claim.text))}
-    subject = subject or set(content_terms(inputs.question))
+    # Without a figure, what the question asks about, its period aside: "the second quarter" would make a
+    # sentence about another figure in that quarter look like the explanation.
+    subject = subject or set(content_terms(without_time_expressions(inputs.question)))
     best: tuple[float, DraftClaim] | None = None
     for step in inputs.steps:
         if step.tool != "search_10k":

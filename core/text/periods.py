@@ -173,6 +173,14 @@ def find_time_expressions(text: str) -> tuple[list[str], list[int]]:
     return list(dict.fromkeys(s for _, _, s in spans)), sorted(years)
 
 
+def without_time_expressions(text: str) -> str:
+    """`text` with its time expressions taken out ("What drove Data Center revenue in the second quarter of
+    fiscal 2024?" -> "What drove Data Center revenue in the ?"): what it is about, whenever."""
+    for expression in find_time_expressions(text)[0]:
+        text = text.replace(expression, " ")
+    return text
+
+
 #: A full date ("January 29, 2023", "Sept. 30 2023"); group 1 is its year.
 DATE_RE = re.compile(rf"\b{MONTHS}\s+\d{{1,2}},?\s+({YEAR})\b", re.I)
 

@@ -13,13 +13,22 @@ from core.text.tokens import content_terms
 
 #: Where a sentence gives a reason ("driven by", "due to", "reflecting", "as a result of").
 REASON_RE = re.compile(
-    r"\b(?:driven|due (?:\w+ )?to|primarily (?:by|from|as)|reflect\w*|as a result of|attributable to|because|offset by"
+    r"\b(?:driven|led by|due (?:\w+ )?to|primarily (?:by|from|as)|reflect\w*|as a result of|attributable to|because|offset by"
     r"|result(?:ed|ing)? from)\b",
     re.I,
 )
 #: A sentence that explains "the increase" without naming what increased: the sentence before it does.
 _THE_CHANGE_RE = re.compile(
     r"^(?:the|this|that)\s+(?:year-(?:on|over)-year\s+)?(?:increase|decrease|improvement|decline|change|growth|rise)\b",
+    re.I,
+)
+
+
+#: A change stated ("increased", "was up 171%", "lower", "declined"): what a reason explains. A sentence that
+#: gives a cause without one allots ("revenue … attributable to the Compute & Networking segment").
+_CHANGE_RE = re.compile(
+    r"\b(?:increas|decreas|grew|grow|rose|rise|rising|fell|fall|declin|drop|jump|higher|lower|improv|reduc"
+    r"|up \d|down \d)\w*",
     re.I,
 )
 
@@ -31,7 +40,7 @@ def reason_score(sentence: str, passage: str, subject: set[str]) -> float:
     half (the figure's own explanation, in full), or a half when only the passage names them all. 0 when it
     gives no reason or names none of the figure."""
     because = REASON_RE.search(sentence)
-    if because is None or not subject:
+    if because is None or not subject or not _CHANGE_RE.search(sentence):
         return 0.0
     score: float = len(subject & set(content_terms(sentence[: because.start()])))
     if score or not _THE_CHANGE_RE.match(sentence):

@@ -347,7 +347,9 @@ def test_a_listed_competitor_is_a_card_read_with_the_list_s_lead_in() -> None:
         "•large cloud services companies designing their own chips, such as Brightline Cloud;"
     )
     out = offline_distil(
-        DistilInput(sub_question="Who does the company name as its competitors?", evidence=[_ev("S1-E1", text)]),
+        DistilInput(
+            sub_question="Who does the company name as its competitors?", evidence=[_ev("S1-E1", text)]
+        ),
         DEPS,
     )
     claims = [c.claim for c in out.cards]
@@ -665,3 +667,29 @@ def test_the_increase_explained_right_after_the_figure_is_its_own_reason() -> No
     assert "The filing explains: “The increase was due primarily to $160.6 million" in draft.summary, (
         draft.summary
     )
+
+
+def test_a_share_allotted_to_a_segment_is_no_reason_and_led_by_is_one() -> None:
+    """ "… attributable to the Compute & Networking segment" allots a customer's revenue, it states no change;
+    "Data Center revenue was up 171% …, led by CSPs" explains the change asked about, and another figure's
+    reason in the quarter asked does not."""
+    allotted = _ev(
+        "S1-E1",
+        "One data center distributor customer represented approximately 17% of total revenue for the second "
+        "quarter of fiscal year 2024 and was attributable to the Compute & Networking segment.",
+    )
+    led = _ev(
+        "S1-E2",
+        "Data Center revenue was up 171% from a year ago and up 141% sequentially, led by CSPs and large "
+        "consumer internet companies.",
+    )
+    # Another figure's reason in the same quarter shares only the period with the question.
+    other = _ev(
+        "S1-E3",
+        "Graphics segment operating income increased during the second quarter of fiscal year 2024 primarily "
+        "due to higher revenue.",
+    )
+    question = "What drove Kestrel's Data Center revenue in the second quarter of fiscal 2024?"
+    steps = [_anchor(question, question, other, allotted, led)]
+    draft = offline_write(WriterInput(question=question, steps=steps), DEPS)
+    assert draft.summary.startswith("The filing explains: “Data Center revenue was up 171%"), draft.summary
