@@ -17,9 +17,11 @@ REASON_RE = re.compile(
     r"|result(?:ed|ing)? from)\b",
     re.I,
 )
-#: A sentence that explains "the increase" without naming what increased: the sentence before it does.
+#: A sentence that explains "the increase" without naming what increased: the sentence before it does. "The
+#: decrease in our effective tax rate …" names its own figure, whatever the sentence before it is about.
 _THE_CHANGE_RE = re.compile(
-    r"^(?:the|this|that)\s+(?:year-(?:on|over)-year\s+)?(?:increase|decrease|improvement|decline|change|growth|rise)\b",
+    r"^(?:the|this|that)\s+(?:year-(?:on|over)-year\s+)?(?:increase|decrease|improvement|decline|change|growth|rise)\b"
+    r"(?!\s+(?:in|of)\b)",
     re.I,
 )
 

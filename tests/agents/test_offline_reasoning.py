@@ -693,3 +693,39 @@ def test_a_share_allotted_to_a_segment_is_no_reason_and_led_by_is_one() -> None:
     steps = [_anchor(question, question, other, allotted, led)]
     draft = offline_write(WriterInput(question=question, steps=steps), DEPS)
     assert draft.summary.startswith("The filing explains: “Data Center revenue was up 171%"), draft.summary
+
+
+def test_a_change_that_names_another_figure_is_not_explained_by_the_sentence_before() -> None:
+    """ "The decrease in our effective tax rate … was primarily due to …" after a sentence about R&D expenses
+    explains the tax rate; the R&D expense's own sentence is the reason quoted for R&D."""
+    tax = _ev(
+        "S1-E1",
+        "The fiscal year 2023 effective tax rate includes the mandatory capitalization and amortization of "
+        "research and development expenses. The decrease in our effective tax rate in fiscal year 2023 was "
+        "primarily due to increased tax benefits of the FDII deduction and the research tax credit.",
+    )
+    own = _ev(
+        "S1-E2",
+        "The increase in research and development expense for fiscal year 2023 was primarily driven by "
+        "increased compensation, employee growth, engineering development costs, and data center "
+        "infrastructure.",
+    )
+    question = "Why did research and development expense rise in fiscal 2023?"
+    step = _anchor(question, question, own).model_copy(
+        update={
+            "cards": [
+                KnowledgeCard(
+                    claim="The decrease in our effective tax rate in fiscal year 2023 was primarily due to "
+                    "increased tax benefits of the FDII deduction and the research tax credit.",
+                    evidence_ids=["S1-E1"],
+                    confidence=0.9,
+                ),
+                KnowledgeCard(claim=own.text, evidence_ids=["S1-E2"], confidence=0.8),
+            ],
+            "evidence": [tax, own],
+        }
+    )
+    draft = offline_write(WriterInput(question=question, steps=[step]), DEPS)
+    assert "The filing explains: “The increase in research and development expense" in draft.summary, (
+        draft.summary
+    )
