@@ -25,7 +25,7 @@ _UNIT_KEYWORD = re.compile(
 
 
 def _names_a_topic(keyword: str, question: str | None, company: str | None) -> bool:
-    """Whether a keyword names something a filing prints: a line item ("dividends", "goodwill") or a name the
+    """Whether a keyword names something a filing prints: a line item ("capex", "net sales") or a name the
     question capitalises where no sentence starts ("App Store", "Greater China", "SBC"), the company's own
     and a month aside. The question's verbs and everyday words ("drove", "flag", "around", "big") name
     nothing a passage could be missing."""

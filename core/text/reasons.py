@@ -40,7 +40,7 @@ def reason_score(sentence: str, passage: str, subject: set[str]) -> float:
     `subject`: the number of them it names before its reason ("Research and development expense increased …
     primarily due to"); for "The increase was due primarily to …", those the sentence before it names, plus a
     half (the figure's own explanation, in full), or a half when only the passage names them all. 0 when it
-    gives no reason or names none of the figure."""
+    states no change, gives no reason or names none of the figure."""
     because = REASON_RE.search(sentence)
     if because is None or not subject or not _CHANGE_RE.search(sentence):
         return 0.0
