@@ -107,7 +107,9 @@ def test_list_items_know_the_sentence_that_introduces_them() -> None:
     )
     sentences = split_sentences(text)
     lead_ins = dict(zip(sentences, list_item_lead_ins(text, sentences), strict=True))
-    assert lead_ins["suppliers of discrete GPUs, such as Brightline Inc.;"] == "Our current competitors include:"
+    assert (
+        lead_ins["suppliers of discrete GPUs, such as Brightline Inc.;"] == "Our current competitors include:"
+    )
     assert lead_ins["large cloud services companies with internal chip teams; and"] == (
         "Our current competitors include:"
     )
