@@ -24,13 +24,10 @@ _UNIT_KEYWORD = re.compile(
 )
 
 
-def _names_a_topic(keyword: str, question: str | None, company: str | None) -> bool:
-    """Whether a keyword names something a filing prints: a line item ("capex", "net sales") or a name the
-    question capitalises where no sentence starts ("App Store", "Greater China", "SBC"), the company's own
-    and a month aside. The question's verbs and everyday words ("drove", "flag", "around", "big") name
-    nothing a passage could be missing."""
-    if line_item_for(keyword) is not None:
-        return True
+def _is_a_name(keyword: str, question: str | None, company: str | None) -> bool:
+    """Whether a keyword is a name the question capitalises where no sentence starts ("App Store", "Greater
+    China", "SBC"), the company's own and a month aside. The question's verbs and everyday words ("drove",
+    "flag", "around", "big") name nothing a passage could be missing."""
     if not keyword[:1].isupper() or re.fullmatch(MONTHS, keyword, re.I):
         return False
     own = company.lower().split() if company else []
@@ -47,7 +44,7 @@ def missing_keywords(
 ) -> list[str]:
     """Topic keywords none of whose words (by 5-letter prefix) occur in `text`: fiscal years, line items (found
     in any of their wordings: "capex" in "purchases of property, plant and equipment") and, when the
-    `question` they come from is given, the names it capitalises (see `_names_a_topic`); units and the
+    `question` they come from is given, the names it capitalises (see `_is_a_name`); units and the
     words of a search for a reason are no topic."""
     prefixes = {t[:5] for t in content_terms(text)}
     items_named = {item.key for item in line_items_in(text)}
@@ -62,9 +59,9 @@ def missing_keywords(
             if year.group(1) not in years:
                 missing.append(keyword)
             continue
-        if not _names_a_topic(keyword, question, company):
-            continue
         item = line_item_for(keyword)
+        if item is None and not _is_a_name(keyword, question, company):
+            continue
         if item is not None and item.key in items_named:
             continue
         terms = content_terms(keyword)
