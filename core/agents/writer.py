@@ -25,7 +25,8 @@ from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.retrieval.routing import company_forms
 from core.text.figures import find_figures, unsupported_figures
 from core.text.periods import without_time_expressions
-from core.text.reasons import reason_score
+from core.text.reasons import explanation_with_continuation, reason_score
+from core.text.sentences import split_sentences
 from core.text.tokens import content_terms
 
 MAX_CLAIMS_PER_STEP = 4
@@ -136,8 +137,12 @@ def answer_paragraph(
     why = asks_why(inputs.question)
     reason = _reason(inputs, [claim for claim, _ in figures if claim.evidence_ids]) if why else None
     if reason is not None:
-        quote = reason.text.strip().rstrip(".")
-        sentences.append(cited(f"The filing explains: “{quote}”", reason.evidence_ids))
+        # An explanation the filing carries over two sentences is quoted as one: "“…, led by CSPs …” and “Strong
+        # demand for … was primarily driven by …”" (each quote is the filing's words, the citation covers both).
+        quotes = " and ".join(
+            f"“{q.strip().rstrip('.')}”" for q in split_sentences(reason.text) or [reason.text]
+        )
+        sentences.append(cited(f"The filing explains: {quotes}", reason.evidence_ids))
     elif why and stated_figures:
         companies = {form for f in inputs.filings for form in company_forms(f.company)}
         what = next((_figure_name(claim.text, companies) for claim, _ in figures if claim.evidence_ids), "")
@@ -247,7 +252,8 @@ def _change(group: list[tuple[DraftClaim, re.Match[str]]]) -> str:
 def _reason(inputs: WriterInput, figures: list[DraftClaim]) -> DraftClaim | None:
     """The filing's own explanation of the change asked about: among the passages the research read, a
     sentence that gives a reason ("driven by", "due to") and names, before the reason, the figure it explains
-    (the R&D expense's sentence, not the revenue's), with the most of the figure's words."""
+    (the R&D expense's sentence, not the revenue's), with the most of the figure's words; with the sentence
+    after it when that one carries the explanation on."""
     # The figure asked first is what changed (a share computed from it names its whole, "revenue", too).
     subject = {t for claim in figures[:1] for t in content_terms(_figure_label(claim.text))}
     # Without a figure, what the question asks about, its period aside: "the second quarter" would make a
@@ -261,9 +267,11 @@ def _reason(inputs: WriterInput, figures: list[DraftClaim]) -> DraftClaim | None
         for card in step.cards:
             if not card.evidence_ids:
                 continue
-            score = reason_score(card.claim, passages.get(card.evidence_ids[0], ""), subject)
+            passage = passages.get(card.evidence_ids[0], "")
+            score = reason_score(card.claim, passage, subject)
             if score and (best is None or score > best[0]):
-                best = (score, DraftClaim(text=card.claim, evidence_ids=card.evidence_ids[:2]))
+                explanation = explanation_with_continuation(card.claim, passage)
+                best = (score, DraftClaim(text=explanation, evidence_ids=card.evidence_ids[:2]))
     return best[1] if best else None
 
 

@@ -53,3 +53,17 @@ def reason_score(sentence: str, passage: str, subject: set[str]) -> float:
     if len(named) * 2 >= len(subject):
         return len(named) + 0.5
     return 0.5 if subject <= set(content_terms(passage)) else 0.0
+
+
+def explanation_with_continuation(sentence: str, passage: str) -> str:
+    """`sentence` and, when the sentence after it in `passage` carries the explanation on (gives a reason and
+    states no change of its own: "Data Center revenue was up 171% …, led by CSPs …. Strong demand for the HGX
+    platform … was primarily driven by …"), that one too, as the passage prints them."""
+    sentences = split_sentences(passage)
+    at = next((i for i, text in enumerate(sentences) if sentence[:40] in text), None)
+    if at is None or at + 1 >= len(sentences):
+        return sentence
+    following = sentences[at + 1]
+    if REASON_RE.search(following) is None or _CHANGE_RE.search(following) or not following.endswith("."):
+        return sentence
+    return f"{sentence.rstrip()} {following}"

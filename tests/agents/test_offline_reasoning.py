@@ -540,6 +540,28 @@ def test_the_answer_is_a_paragraph_of_cited_figures_and_the_filing_s_own_reason(
     assert _figure_name("EBITDA margin (FY2021): 4.2%", set()) == "EBITDA margin"
 
 
+def test_an_explanation_the_filing_carries_into_the_next_sentence_is_quoted_whole() -> None:
+    """The reason sentence names the change; the next one says what drove that ("Strong demand for … was
+    driven by …"): both are quoted, with one citation. A next sentence about another change is not."""
+    led_by = "Segment revenue was up 171% from a year ago, led by cloud providers."
+    because = "Strong demand for the Falcon platform was primarily driven by new language models."
+    other = "Gaming revenue was down 10% from a year ago, due to lower sell-in."
+    question = "What drove the increase in segment revenue in the quarter?"
+
+    def draft_for(passage: str) -> str:
+        evidence = _ev("S1-E1", passage)
+        step = StepDigest(
+            index=0, sub_question=question, tool="search_10k", origin="anchor", query=question,
+            cards=[KnowledgeCard(claim=led_by, evidence_ids=["S1-E1"], confidence=0.9)], evidence=[evidence],
+        )  # fmt: skip
+        return offline_write(WriterInput(question=question, steps=[step]), DEPS).summary
+
+    assert draft_for(f"{led_by} {because} {other}") == (
+        f"The filing explains: “{led_by.rstrip('.')}” and “{because.rstrip('.')}” [S1-E1]."
+    )
+    assert draft_for(f"{led_by} {other}") == f"The filing explains: “{led_by.rstrip('.')}” [S1-E1]."
+
+
 def test_a_part_that_asks_for_words_is_answered_in_the_paragraph_beside_the_figures() -> None:
     risk = _ev("S1-E1", "Regulators could require changes to the App Store that reduce Services net sales.")
     search = StepDigest(
