@@ -40,6 +40,20 @@ def _is_new(claim: str, known: list[set[str]]) -> bool:
     return all(jaccard(terms, k) < 0.55 for k in known)
 
 
+def _read_on_topic(rec: StepRecord, earlier: list[StepRecord]) -> list[str]:
+    """For a step that reads on past earlier hits, the claims drawn from those hits: what the passages that
+    follow continue (a lawsuit's later history shares none of the question's words, but the lawsuit's)."""
+    if not rec.reads_on_from:
+        return []
+    started = set(rec.reads_on_from)
+    return [
+        card.claim
+        for step in earlier
+        for card in step.cards
+        if any(ev.chunk_id in started and ev.evidence_id in card.evidence_ids for ev in step.evidence)
+    ]
+
+
 @instrumented
 def distil_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dict[str, Any]:
     """Knowledge cards from the step's evidence (calculator steps already carry their card)."""
@@ -52,7 +66,7 @@ def distil_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
         cards = deps.agents.distil(
             DistilInput(
                 sub_question=rec.sub_question,
-                keywords=rec.keywords,
+                keywords=[*rec.keywords, *_read_on_topic(rec, steps[:index])],
                 evidence=rec.evidence,
                 known_claims=known_claims,
                 exclude_terms=[f.company for f in filing_infos(deps, list(state.get("filing_ids") or []))],
