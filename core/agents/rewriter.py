@@ -14,12 +14,12 @@ from core.text.tokens import FRAMING_WORDS, STOPWORDS, tokenize
 
 # Words that point back at earlier findings ("relate to them", "those risks").
 _REFERENCE_RE = re.compile(
-    r"\b(them|they|those|these|that|this|such|relate[sd]?|affect|impact|change)\b", re.I
+    r"(?<!-)\b(them|they|those|these|that|this|such|relate[sd]?|affect|impact|change)\b", re.I
 )
 # The synthesis part of a sub-question ("relate to them") says what to do with the evidence, not what
-# to find: in a search query it is only noise.
+# to find: in a search query it is only noise. A word's hyphenated half is no synthesis ("IPO-related").
 _SYNTHESIS_RE = re.compile(
-    r"^what figures does the filing report for\b|\b(how (do|does|did|might|could|would) )|\b(relate[sd]?|compare[sd]?|affect(s|ed)?|impact(s|ed)?)"
+    r"^what figures does the filing report for\b|\b(how (do|does|did|might|could|would) )|(?<!-)\b(relate[sd]?|compare[sd]?|affect(s|ed)?|impact(s|ed)?)"
     r"( to| with| on)?( them| those| these| it| this| that)?( risks?)?\b",
     re.I,
 )
