@@ -125,6 +125,23 @@ def test_known_claims_are_not_repeated() -> None:
     assert not {c.claim for c in first.cards} & {c.claim for c in again.cards}
 
 
+def test_a_pdf_table_that_runs_into_a_sentence_is_not_part_of_the_claim() -> None:
+    """A PDF page prints a table's title, header and row, then the sentence under it with no period between:
+    the claim is the sentence, as the page prints it."""
+    page = (
+        "Comparison of Years Ended December 31, 2021 and 2020\nRevenue\nYear Ended December 31,\n"
+        "2021 2020 Change\n(in thousands, except for percentages)\nRevenue $ 3,208,323 $ 2,364,681 36 %\n"
+        "Revenue increased $843.6 million, or 36%, in 2021 as compared to the prior year, driven primarily by\n"
+        "the significant increase in the number of Active Riders."
+    )
+    cards = offline_distil(
+        DistilInput(sub_question="What drove the increase in revenue?", evidence=[_ev("S1-E1", page)]), DEPS
+    ).cards
+    prose = [c.claim for c in cards if "Active Riders" in c.claim]
+    assert prose and prose[0].startswith("Revenue increased $843.6 million")
+    assert prose[0] in page
+
+
 def test_rewriter_keeps_self_sufficient_queries_and_completes_references() -> None:
     plain = offline_rewrite(
         RewriteInput(
@@ -151,6 +168,17 @@ def test_rewriter_keeps_self_sufficient_queries_and_completes_references() -> No
     )
     assert "competition" in thin.added_terms
     assert any(t.startswith("accelerator") or t == "competitors" for t in thin.added_terms)
+    # "IPO-related" is a word of the topic, not "relate to" something found before.
+    hyphenated = offline_rewrite(
+        RewriteInput(
+            question="q",
+            sub_question="What's the status of the IPO-related securities litigation?",
+            keywords=["IPO-related", "securities"],
+            earlier_claims=["The Company completed its IPO in April 2019."],
+        ),
+        DEPS,
+    )
+    assert hyphenated.query == "What's the status of the IPO-related securities litigation"
 
 
 def test_reflector_lists_open_questions_when_nothing_found() -> None:
