@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -188,3 +189,19 @@ def test_docugami_real_set_names_documents_that_exist():
         # Multi-document questions are about one company's four quarters, the others about one report.
         assert len(q.filings) == (4 if q.qtype == "Multi-Doc RAG" else 1), q.qid
     assert len({name for q in qset.questions for name in q.filings}) == 20
+
+
+@pytest.mark.parametrize("name", ["figures", "narrative"])
+def test_our_sets_list_each_figure_of_a_part_once(name):
+    """A part is answered when the answer states every figure it lists: one amount listed twice in two units
+    ("9,067" and "9.07" for $9,067 million, $9.07 billion) would ask the answer to state both forms."""
+    from core.evaluation.numbers import quantities
+
+    path = Path(__file__).resolve().parents[2] / "assets" / "questions" / f"{name}.jsonl"
+    for question in load_user_set(path.read_bytes(), path.name).questions:
+        for part in question.parts:
+            amounts = [q.number for text in part.figures for q in quantities(text)[:1]]
+            for i, a in enumerate(amounts):
+                for b in amounts[i + 1 :]:
+                    for factor in (1e3, 1e-3):
+                        assert abs(a * factor - b) > 0.005 * abs(b), (question.qid, part.ask, part.figures)
