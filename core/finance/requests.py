@@ -394,7 +394,7 @@ class ShareAsk:
 
     part: str | None
     whole: LineItem | None  # None: the figure asked just before ("how much of it came from Delivery")
-    amount: bool  # "how much of revenue came from Delivery": the part's amount, not its share
+    amount: bool  # "how much of revenue came from Delivery": the part's amount (and its share beside it)
     start: int
     end: int
     clause: tuple[int, int]  # the clause it is asked in: an explicit part's line items are the share's
@@ -1156,12 +1156,19 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
         # A share is computed where the question asks it: after the figure it refers back to.
         earlier = [r for r in requests if 0 <= r.position < ask.start]
         referent = max(earlier, key=lambda r: r.position) if earlier else None
-        share = _share_request(ask, referent, question, _years(question, default_year), unit)
+        years = _years(question, default_year)
+        share = _share_request(ask, referent, question, years, unit)
         if share is None or any(_same_share(share, r) for r in requests):
             continue
-        share.position = ask.start
-        later = next((k for k, r in enumerate(requests) if r.position > ask.start), len(requests))
-        requests.insert(later, share)
+        found = [share]
+        if ask.amount:  # "How much of it came from Delivery": the part's amount and its share of the whole.
+            portion = _share_request(replace(ask, amount=False), referent, question, years, unit)
+            if portion is not None and not any(_same_share(portion, r) for r in requests):
+                found.append(portion)
+        for request in found:
+            request.position = ask.start
+            later = next((k for k, r in enumerate(requests) if r.position > ask.start), len(requests))
+            requests.insert(later, request)
     # The same figure named twice ("R&D intensity (R&D expense as a share of revenue)") is computed once.
     unique: dict[tuple[str, str], FigureRequest] = {}
     for request in _in_question_order(requests):

@@ -322,14 +322,24 @@ def test_a_yes_or_no_settled_by_a_figures_sign(question, headline, verdict):
                 ),
             ],
         ),
-        # "How much of it came from X" asks for the part's amount of the figure just asked.
+        # "How much of it came from X" asks for the part's amount of the figure just asked, and its share.
         (
             "Uber 2021: what was total revenue, how fast did it grow, how much of it came from Delivery?",
-            [("revenue", "revenue"), ("Delivery revenue", "Delivery revenue")],
+            [
+                ("revenue", "revenue"),
+                ("Delivery revenue", "Delivery revenue"),
+                ("Delivery as a share of revenue", "Delivery revenue / revenue"),
+            ],
         ),
         (
             "How much of Uber's 2021 revenue came from the United States and Canada region?",
-            [("United States and Canada region revenue", "United States and Canada region revenue")],
+            [
+                ("United States and Canada region revenue", "United States and Canada region revenue"),
+                (
+                    "United States and Canada region as a share of revenue",
+                    "United States and Canada region revenue / revenue",
+                ),
+            ],
         ),
     ],
 )
