@@ -254,6 +254,14 @@ def _semantic(
     return {i: max(0.0, float(v)) for i, v in zip(chosen, sims, strict=True)}
 
 
+def _same_claim(a: _Sentence, b: _Sentence) -> bool:
+    """The same statement in other words; two table rows only when they print the same ("Three Months Ended
+    March 31 $45.13 …" and "… December 31 $51.79 …" share their words, not their figures)."""
+    if a.label_terms is not None and b.label_terms is not None:
+        return a.text == b.text
+    return jaccard(a.terms, b.terms) >= _DUPLICATE
+
+
 def offline_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
     """Cards whose claims are verbatim evidence sentences, scored against the sub-question, deduplicated."""
     sentences = _candidates(inputs)
@@ -269,7 +277,7 @@ def offline_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
             break
         if any(jaccard(s.terms, k) >= _DUPLICATE for k in known):
             continue
-        dup = next((c for c in chosen if jaccard(s.terms, c[0].terms) >= _DUPLICATE), None)
+        dup = next((c for c in chosen if _same_claim(s, c[0])), None)
         if dup is not None:
             # The same statement in another passage is corroboration, not a new card.
             if s.evidence_id not in dup[1]:

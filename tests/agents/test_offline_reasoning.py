@@ -142,6 +142,20 @@ def test_a_pdf_table_that_runs_into_a_sentence_is_not_part_of_the_claim() -> Non
     assert prose[0] in page
 
 
+def test_rows_of_one_table_are_distinct_claims_though_their_labels_share_words() -> None:
+    """Quarter rows share every word but the month: each prints its own figures, so none is dropped as a
+    restatement of another."""
+    table = (
+        "Revenue per Active Rider\n2021 2020\n"
+        "Three Months Ended June 30 $44.63 $39.06\nThree Months Ended September 30 $45.63 $39.94\n"
+        "Three Months Ended December 31 $51.79 $45.40\n"
+    )
+    asked = "What was revenue per Active Rider in the three months ended each quarter?"
+    cards = offline_distil(DistilInput(sub_question=asked, evidence=[_ev("S1-E1", table)]), DEPS).cards
+    claims = " ".join(c.claim for c in cards)
+    assert all(figure in claims for figure in ("44.63", "45.63", "51.79")), claims
+
+
 def test_rewriter_keeps_self_sufficient_queries_and_completes_references() -> None:
     plain = offline_rewrite(
         RewriteInput(
