@@ -194,7 +194,8 @@ def test_docugami_real_set_names_documents_that_exist():
 @pytest.mark.parametrize("name", ["figures", "narrative"])
 def test_our_sets_list_each_figure_of_a_part_once(name):
     """A part is answered when the answer states every figure it lists: one amount listed twice in two units
-    ("9,067" and "9.07" for $9,067 million, $9.07 billion) would ask the answer to state both forms."""
+    ("9,067" and "9.07" for $9,067 million, $9.07 billion) would ask the answer to state both forms. Listed
+    once with its unit ("$9,067 million"), either form counts (the rounded one within its rounding)."""
     from core.evaluation.numbers import quantities
 
     path = Path(__file__).resolve().parents[2] / "assets" / "questions" / f"{name}.jsonl"
