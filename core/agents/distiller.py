@@ -79,21 +79,6 @@ def _proper_names(sentence: str) -> int:
     return sum(1 for w in sentence.split()[1:] if w[:1].isupper() and w.strip(".,;:()").isalpha())
 
 
-def _prose_after_table(sentence: str) -> str:
-    """A sentence of a PDF page whose table ran into it ("Comparison of Years Ended … Revenue $ 3,208,323
-    $ 2,364,681 … 36 % (35) % Revenue increased $843.6 million …"): the sentence after the table's last row;
-    the sentence as it is when no row of figures alone precedes a whole sentence."""
-    rows = [r for r in read_rows(sentence) if not _WORD_AFTER_LABEL_RE.search(r.text[len(r.label) :])]
-    if not rows:
-        return sentence
-    tail = sentence[rows[-1].end :].strip()
-    return tail if tail[:1].isupper() and len(tail.split()) >= 7 else sentence
-
-
-#: A word among a row's figures: prose that reads like a row ("… increased $202.0 million, or 14%, in 2021").
-_WORD_AFTER_LABEL_RE = re.compile(r"[A-Za-z]{3,}")
-
-
 def wants_numbers(question: str) -> bool:
     """True when a sub-question asks for amounts, results or changes."""
     return bool(_NUMERIC_RE.search(question))
@@ -115,8 +100,6 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
                 # A list's item reads with the sentence that introduces it ("Our current competitors
                 # include: suppliers … such as AMD and Intel;").
                 sentence = f"{lead_in} {sentence}"
-            elif "\n" in sentence:
-                sentence = _prose_after_table(sentence)
             words = len(sentence.split())
             # Pipes mean a flattened table, not prose; tables are read row by row below.
             if (

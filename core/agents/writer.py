@@ -20,6 +20,7 @@ from core.finance.arithmetic import CalculationError, figure_value, growth_rate
 from core.finance.compute import verb_for, yes_or_no
 from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no
 from core.finance.requests import weighs_two_figures
+from core.finance.rows import prose_after_table
 from core.models import EVIDENCE_ID_RE, Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.retrieval.routing import company_forms
@@ -270,7 +271,7 @@ def _reason(inputs: WriterInput, figures: list[DraftClaim]) -> DraftClaim | None
             passage = passages.get(card.evidence_ids[0], "")
             score = reason_score(card.claim, passage, subject)
             if score and (best is None or score > best[0]):
-                explanation = explanation_with_continuation(card.claim, passage)
+                explanation = explanation_with_continuation(prose_after_table(card.claim), passage)
                 best = (score, DraftClaim(text=explanation, evidence_ids=card.evidence_ids[:2]))
     return best[1] if best else None
 
@@ -349,7 +350,9 @@ def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[Draf
             # With several filings, a passage's "we" and "the Company" need a name.
             source = next((e for e in step.evidence if e.evidence_id == card.evidence_ids[0]), None)
             owner = companies.get(source.filing_id or "") if source else None
-            text = f"{owner}: {card.claim}" if owner else card.claim
+            # The answer quotes the sentence, not a PDF table that ran into it (the step lists the claim whole).
+            claim = prose_after_table(card.claim)
+            text = f"{owner}: {claim}" if owner else claim
             claims.append(DraftClaim(text=text, evidence_ids=card.evidence_ids[:2]))
         if len(claims) >= limit:
             break

@@ -733,3 +733,18 @@ def rendered_rows(text: str) -> list[RenderedRow]:
             )
         )
     return rows
+
+
+#: A word among a row's figures: prose that reads like a row ("… increased $202.0 million, or 14%, in 2021").
+_WORD_AFTER_LABEL_RE = re.compile(r"[A-Za-z]{3,}")
+
+
+def prose_after_table(sentence: str) -> str:
+    """A sentence of a PDF page whose table ran into it ("Comparison of Years Ended … Revenue $ 3,208,323
+    $ 2,364,681 … 36 % (35) % Revenue increased $843.6 million …"): the sentence after the table's last row,
+    for quoting it as an answer; the sentence as it is when no row of figures alone precedes a whole one."""
+    rows = [r for r in read_rows(sentence) if not _WORD_AFTER_LABEL_RE.search(r.text[len(r.label) :])]
+    if not rows:
+        return sentence
+    tail = sentence[rows[-1].end :].strip()
+    return tail if tail[:1].isupper() and len(tail.split()) >= 7 else sentence

@@ -125,21 +125,25 @@ def test_known_claims_are_not_repeated() -> None:
     assert not {c.claim for c in first.cards} & {c.claim for c in again.cards}
 
 
-def test_a_pdf_table_that_runs_into_a_sentence_is_not_part_of_the_claim() -> None:
+def test_the_answer_quotes_the_sentence_not_the_pdf_table_that_ran_into_it() -> None:
     """A PDF page prints a table's title, header and row, then the sentence under it with no period between:
-    the claim is the sentence, as the page prints it."""
+    the answer quotes the sentence as the page prints it; the step's claim keeps the table's figures."""
     page = (
         "Comparison of Years Ended December 31, 2021 and 2020\nRevenue\nYear Ended December 31,\n"
         "2021 2020 Change\n(in thousands, except for percentages)\nRevenue $ 3,208,323 $ 2,364,681 36 %\n"
         "Revenue increased $843.6 million, or 36%, in 2021 as compared to the prior year, driven primarily by\n"
         "the significant increase in the number of Active Riders."
     )
-    cards = offline_distil(
-        DistilInput(sub_question="What drove the increase in revenue?", evidence=[_ev("S1-E1", page)]), DEPS
-    ).cards
-    prose = [c.claim for c in cards if "Active Riders" in c.claim]
-    assert prose and prose[0].startswith("Revenue increased $843.6 million")
-    assert prose[0] in page
+    question = "What drove the increase in revenue in 2021?"
+    evidence = _ev("S1-E1", page)
+    step = StepDigest(
+        index=0, sub_question=question, tool="search_10k", origin="anchor", query=question,
+        cards=[KnowledgeCard(claim=page, evidence_ids=["S1-E1"], confidence=0.9)], evidence=[evidence],
+    )  # fmt: skip
+    draft = offline_write(WriterInput(question=question, steps=[step]), DEPS)
+    assert draft.summary.startswith("The filing explains: “Revenue increased $843.6 million, or 36%")
+    assert all(not c.text.startswith("Comparison") for c in draft.answer) and draft.answer
+    assert draft.sections[0].claims[0].text == page
 
 
 def test_rows_of_one_table_are_distinct_claims_though_their_labels_share_words() -> None:
