@@ -5,8 +5,11 @@ Usage: python benchmarks/ingest.py [FILE ...]   (default: the sample filing and 
                                                    table, a 10 MB text with no filing structure)
        python benchmarks/ingest.py --reuse        (the embedding cache: a company's next 10-K after its last
                                                    one, and a re-index, against a fresh data directory)
+       python benchmarks/ingest.py --process      (whole `core.cli ingest` processes, one per index model:
+                                                   MiniLM and the static model distilled from it, against
+                                                   MiniLM embedding the same passages in this process)
 Prints a Markdown table and writes benchmarks/results/ingest.json (ingest_hostile.json with --hostile,
-ingest_reuse.json with --reuse).
+ingest_reuse.json with --reuse, ingest_process.json with --process).
 """
 
 from __future__ import annotations
@@ -195,6 +198,69 @@ def reuse_main() -> None:
     _write_results("ingest_reuse.json", rows)
 
 
+PROCESS_MODELS = ["all-MiniLM-L6-v2", "static-all-MiniLM-L6-v2"]
+
+
+def measure_process(path: Path) -> dict:
+    """`python -m core.cli ingest FILE` as a whole process (start-up, model load, parse, embed, write) for
+    each index model, and MiniLM embedding the filing's passages in this process: the floor."""
+    import os
+    import subprocess
+
+    row: dict = {"file": path.name, "processes": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in PROCESS_MODELS:
+            data_dir = Path(tmp) / model
+            env = {**os.environ, "HF_HUB_OFFLINE": "1", "WORKBENCH_EMBEDDING_MODEL": model}
+            command = [
+                sys.executable,
+                "-m",
+                "core.cli",
+                "ingest",
+                "--quiet",
+                "--data-dir",
+                str(data_dir),
+                str(path),
+            ]
+            t0 = time.perf_counter()
+            done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+            row["processes"][model] = {
+                "seconds": round(time.perf_counter() - t0, 2),
+                "ok": done.returncode == 0,
+                "error": done.stderr[-500:] if done.returncode else None,
+            }
+        store = IndexStore.open(Settings(data_dir=Path(tmp) / PROCESS_MODELS[0]))
+        texts = [
+            c.indexed_text
+            for f in store.catalog.list_filings()
+            for c in store.catalog.list_chunks(f.filing_id)
+        ]
+        store.embedder.embed_query("warm up")
+        t0 = time.perf_counter()
+        store.embedder.embed_documents(texts)
+        row["chunks"] = len(texts)
+        row["embed_floor_s"] = round(time.perf_counter() - t0, 2)
+        store.close()
+    return row
+
+
+def process_main(files: list[Path]) -> None:
+    rows = [measure_process(path) for path in files if path.exists()]
+    _print_header(
+        "| filing | passages | MiniLM floor s | "
+        + " | ".join(f"process, {m} s | / floor" for m in PROCESS_MODELS)
+        + " |"
+    )
+    for r in rows:
+        cells = []
+        for model in PROCESS_MODELS:
+            run = r["processes"][model]
+            ratio = run["seconds"] / r["embed_floor_s"] if r["embed_floor_s"] else 0.0
+            cells.append(f"{run['seconds']:.1f} | **{ratio:.2f}**" if run["ok"] else "failed | -")
+        print(f"| {r['file']} | {r['chunks']} | {r['embed_floor_s']:.1f} | " + " | ".join(cells) + " |")
+    _write_results("ingest_process.json", rows)
+
+
 def _print_header(header: str) -> None:
     """A Markdown table's header and its separator (first column left, the rest right-aligned)."""
     print(header)
@@ -217,9 +283,13 @@ def main() -> None:
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--hostile", action="store_true", help="generated worst cases instead of filings")
     parser.add_argument("--reuse", action="store_true", help="embedding cache: next year's 10-K, re-index")
+    parser.add_argument("--process", action="store_true", help="whole ingest processes per index model")
     args = parser.parse_args()
     if args.reuse:
         reuse_main()
+        return
+    if args.process:
+        process_main(args.files or DEFAULT_FILES)
         return
     scratch = tempfile.TemporaryDirectory()
     files = hostile_files(Path(scratch.name)) if args.hostile else args.files or DEFAULT_FILES

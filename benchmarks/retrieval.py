@@ -116,9 +116,17 @@ def select(questions: list[Question], n_filings: int | None, limit: int | None) 
 # --- indexes --------------------------------------------------------------------------------
 
 
-def build_index(docs: list[str]) -> tuple[IndexStore, dict[str, str]]:
+def cache_dir(embedding_model: str) -> Path:
+    """The data directory of the FinanceBench index with this embedding model (the default's is shared)."""
+    if embedding_model == Settings.model_fields["embedding_model"].default:
+        return CACHE
+    return CACHE.parent / f"evaluation-{embedding_model}"
+
+
+def build_index(docs: list[str], embedding_model: str | None = None) -> tuple[IndexStore, dict[str, str]]:
     """The product index of the given filings (cached); returns the store and doc name -> filing id."""
-    store = IndexStore.open(Settings(data_dir=CACHE))
+    model = embedding_model or Settings.model_fields["embedding_model"].default
+    store = IndexStore.open(Settings(data_dir=cache_dir(model), embedding_model=model))
     by_name = {f.filename: f.filing_id for f in store.catalog.list_filings()}
     for i, doc in enumerate(docs, start=1):
         name = f"{doc}.pdf"
@@ -297,6 +305,11 @@ def main() -> None:
     parser.add_argument(
         "--query-threads", type=int, default=None, help="torch threads while querying (default: torch's own)"
     )
+    parser.add_argument(
+        "--embedding-model",
+        default=None,
+        help="index with this model (e.g. static-all-MiniLM-L6-v2), in a data directory of its own",
+    )
     parser.add_argument("--out", type=Path, default=None, help="JSON output path")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -305,7 +318,7 @@ def main() -> None:
     docs = sorted({q.doc for q in questions})
     print(f"{len(questions)} questions on {len(docs)} filings", flush=True)
     started = time.perf_counter()
-    store, ids = build_index(docs)
+    store, ids = build_index(docs, args.embedding_model)
     naive = None if args.skip_naive else build_naive(store, ids)
     build_s = time.perf_counter() - started
     questions = [q for q in questions if q.doc in ids]

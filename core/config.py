@@ -20,6 +20,15 @@ BUNDLED_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_RERANKER_MODEL = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 
 
+def model_cache_dir() -> Path:
+    """Where models built on this machine are kept (the static table distilled from the bundled MiniLM):
+    WORKBENCH_MODEL_CACHE, else `filing-workbench` in the user's cache folder (XDG_CACHE_HOME or ~/.cache)."""
+    configured = os.environ.get("WORKBENCH_MODEL_CACHE")
+    if configured:
+        return Path(configured)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "filing-workbench"
+
+
 class ServiceUnavailable(WorkbenchError, RuntimeError):
     """A configured server (vector store, checkpoint database) cannot be used; the message says so in a
     sentence a person understands, with no exception text and no password."""
@@ -64,7 +73,11 @@ class Settings(BaseSettings):
     # Models
     embedding_model: str = Field(
         default=BUNDLED_EMBEDDING_MODEL,
-        description="'all-MiniLM-L6-v2' loads the bundled weights; any other name loads via sentence-transformers.",
+        description=(
+            "'all-MiniLM-L6-v2' loads the bundled weights; 'static-all-MiniLM-L6-v2' indexes with a static "
+            "model distilled from them (ingestion about 4x faster, candidates rescored by MiniLM at query "
+            "time); any other name loads via sentence-transformers."
+        ),
     )
     reranker_model: str = DEFAULT_RERANKER_MODEL
 

@@ -257,7 +257,7 @@ def _chunk_text(store: IndexStore, systems: Systems, output: Any) -> dict[str, s
 
 
 def _similarity(store: IndexStore) -> Callable[[str, str], float] | None:
-    embedder = store.embedder
+    embedder = store.reader  # the same judge whatever model the index holds
 
     def cosine(a: str, b: str) -> float:
         vectors = embedder.embed_documents([a[:2000], b[:2000]])

@@ -57,7 +57,7 @@ class ResearchDeps:
 
     def agent_deps(self, step_index: int | None = None) -> AgentDeps:
         """Fresh per-call agent plumbing (its fallbacks and usage are collected by the node)."""
-        embedder = getattr(self.store, "embedder", None) if self.store is not None else None
+        embedder = getattr(self.store, "reader", None) if self.store is not None else None
         writing = None
         if self.on_event is not None and self.chat_model is not None:
 

@@ -92,3 +92,25 @@ class EmbeddingCache:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+class CachedEmbedder:
+    """An embedder whose passage vectors are kept in an EmbeddingCache: rescoring a search's candidates
+    embeds each passage once per data directory, however many searches it comes back in."""
+
+    def __init__(self, embedder: Embedder, cache: EmbeddingCache) -> None:
+        self.embedder = embedder
+        self.cache = cache
+        self.model_name = embedder.model_name
+
+    @property
+    def dimension(self) -> int:
+        return self.embedder.dimension
+
+    def embed_documents(
+        self, texts: list[str], on_batch: Callable[[int, int], None] | None = None
+    ) -> np.ndarray:
+        return self.cache.embed(self.embedder, texts, on_batch=on_batch)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embedder.embed_query(text)

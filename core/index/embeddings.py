@@ -10,6 +10,8 @@ from functools import cached_property
 import numpy as np
 
 from core.config import BUNDLED_EMBEDDING_MODEL
+from core.index.static_embeddings import STATIC_EMBEDDING_MODEL, StaticEmbedder
+from core.index.token_count import TokenCounter
 
 _BATCH = 32
 
@@ -42,6 +44,10 @@ class Embedder:
         return int(self._model.max_seq_length)
 
     @cached_property
+    def _token_counter(self) -> TokenCounter:
+        return TokenCounter(self._counting_tokenizer)
+
+    @cached_property
     def _counting_tokenizer(self):
         """A copy of the model's Rust tokenizer used only for counting.
 
@@ -56,7 +62,7 @@ class Embedder:
 
     def count_tokens(self, text: str) -> int:
         """Number of model tokens in text, without special tokens."""
-        return len(self._counting_tokenizer.encode(text, add_special_tokens=False).ids)
+        return self._token_counter(text)
 
     def embed_documents(
         self, texts: list[str], on_batch: Callable[[int, int], None] | None = None
@@ -107,10 +113,16 @@ _EMBEDDERS_LOCK = threading.Lock()
 
 
 def get_embedder(model_name: str = BUNDLED_EMBEDDING_MODEL) -> Embedder:
-    """The process-wide embedder for a model name (the model itself loads on first use)."""
+    """The process-wide embedder for a model name (the model itself loads on first use); the static model
+    distilled from the bundled MiniLM has the same interface."""
     with _EMBEDDERS_LOCK:
         if model_name not in _EMBEDDERS:
-            _EMBEDDERS[model_name] = Embedder(model_name)
+            static = model_name == STATIC_EMBEDDING_MODEL
+            _EMBEDDERS[model_name] = (
+                StaticEmbedder(model_name, source=lambda: get_embedder(BUNDLED_EMBEDDING_MODEL))  # type: ignore[assignment]
+                if static
+                else Embedder(model_name)
+            )
         return _EMBEDDERS[model_name]
 
 

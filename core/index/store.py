@@ -14,7 +14,7 @@ import numpy as np
 
 from core.config import Settings
 from core.index.catalog import Catalog
-from core.index.embedding_cache import EmbeddingCache
+from core.index.embedding_cache import CacheStats, EmbeddingCache
 from core.index.embeddings import Embedder, get_embedder
 from core.index.keyword_index import KeywordIndex
 from core.index.postgres_library import (
@@ -112,6 +112,28 @@ class IndexStore:
             marks=PostgresWriteMarks(library),
             library=library,
         )
+
+    @property
+    def reader(self) -> Embedder:
+        """The model that reads text at query time: the index's own model, or, for a static index model,
+        the transformer it was distilled from (rescoring candidates, choosing sentences, judging)."""
+        source = getattr(self.embedder, "source_model", None)
+        return self.embedder if source is None else get_embedder(source)
+
+    @property
+    def rescores(self) -> bool:
+        """Whether search candidates are rescored by a model other than the one the vector index holds."""
+        return self.reader is not self.embedder
+
+    def warm_reader(self, filing_id: str) -> int:
+        """Embed a filing's passages with the reader model into the embedding cache, so the searches that
+        rescore them find their vectors there; the number embedded (0 when the index model is the reader)."""
+        if not self.rescores:
+            return 0
+        texts = [c.indexed_text for c in self.catalog.list_chunks(filing_id)]
+        stats = CacheStats()
+        self.embedding_cache.embed(self.reader, texts, stats=stats)
+        return stats.embedded
 
     def close(self) -> None:
         """Close the catalog (and the library database's connections)."""

@@ -76,6 +76,7 @@ class Workbench(EvaluationMethods):
         self._lock = threading.Lock()
         self._cancel_requests: set[str] = set()  # run ids cancelled; shared by every runner built here
         self.repair_notes: list[str] = []  # what the start-up check of the index repaired, in sentences
+        self.warming: list[threading.Thread] = []  # reader-vector fills of uploads to a static index
 
     @cached_property
     def store(self) -> IndexStore:
@@ -99,8 +100,28 @@ class Workbench(EvaluationMethods):
     def ingest(
         self, uploads: Iterable[tuple[str, bytes]], on_progress: ProgressCallback | None = None
     ) -> list[IngestResult]:
-        """Ingest (filename, bytes) uploads one after another; bad files report errors, others go on."""
-        return [ingest_file(self.store, data, name, on_progress) for name, data in uploads]
+        """Ingest (filename, bytes) uploads one after another; bad files report errors, others go on.
+
+        With a static index model, each new filing is searchable at once, and a background thread then
+        embeds its passages with MiniLM into the embedding cache, so the searches that rescore them need
+        not (see IndexStore.warm_reader)."""
+        results = [ingest_file(self.store, data, name, on_progress) for name, data in uploads]
+        if self.store.rescores:
+            for result in results:
+                if result.ok and result.filing is not None and not result.duplicate:
+                    self._warm_in_background(result.filing.filing_id)
+        return results
+
+    def _warm_in_background(self, filing_id: str) -> None:
+        def warm() -> None:
+            try:
+                self.store.warm_reader(filing_id)
+            except Exception:  # a deleted filing or a closed store: searches embed what they need
+                log.warning("could not prepare the rescoring vectors of %s", filing_id, exc_info=True)
+
+        thread = threading.Thread(target=warm, name=f"warm-{filing_id[:12]}", daemon=True)
+        self.warming = [t for t in self.warming if t.is_alive()] + [thread]
+        thread.start()
 
     def ingest_paths(
         self, paths: Iterable[Path], on_progress: ProgressCallback | None = None

@@ -44,3 +44,34 @@ def test_count_tokens_excludes_special_tokens_and_never_truncates():
     long_text = "revenue " * (embedder.max_tokens * 2)
     assert embedder.count_tokens(long_text) > embedder.max_tokens
     assert embedder.count_tokens("") == 0
+
+
+def test_word_by_word_counts_equal_the_tokenizers_own_for_any_slice():
+    import random
+
+    embedder = get_embedder()
+    tokenizer = embedder._counting_tokenizer
+    text = (
+        "Net revenue increased $1,234.5 million (12.3%) year-over-year; naïve café — “quoted” text. "
+        "Line\tbreaks\r\nand\u00a0non-breaking\u3000spaces, a\u2028separator, a\x0bvertical tab, 漢字テスト, "
+        + "x" * 150
+        + " 10-K Item 7. Management’s Discussion and Analysis"
+    ) * 3
+    rng = random.Random(5)
+    for _ in range(400):
+        start = rng.randrange(len(text))
+        stop = rng.randrange(start, len(text) + 1)
+        piece = text[start:stop]
+        assert embedder.count_tokens(piece) == len(tokenizer.encode(piece, add_special_tokens=False).ids)
+
+
+def test_a_tokenizer_that_is_not_bert_wordpiece_counts_whole_texts():
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    from core.index.token_count import TokenCounter
+
+    tokenizer = Tokenizer(models.WordLevel({"[UNK]": 0, "net": 1, "revenue": 2}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    counter = TokenCounter(tokenizer)
+    assert not counter._by_word
+    assert counter("net revenue rose, again") == len(tokenizer.encode("net revenue rose, again").ids) == 5
