@@ -75,7 +75,7 @@ class Settings(BaseSettings):
         default=BUNDLED_EMBEDDING_MODEL,
         description=(
             "'all-MiniLM-L6-v2' loads the bundled weights; 'static-all-MiniLM-L6-v2' indexes with a static "
-            "model distilled from them (ingestion about 4x faster, candidates rescored by MiniLM at query "
+            "model distilled from them (ingestion several times faster, candidates rescored by MiniLM at query "
             "time); any other name loads via sentence-transformers."
         ),
     )
