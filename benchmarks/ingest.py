@@ -25,7 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.config import Settings  # noqa: E402
+from core.config import BUNDLED_EMBEDDING_MODEL, Settings  # noqa: E402
+from core.index.static_embeddings import STATIC_EMBEDDING_MODEL  # noqa: E402
 from core.index.store import IndexStore  # noqa: E402
 from core.index.vector_store import VectorStore  # noqa: E402
 from core.ingest.parse import parse_filing  # noqa: E402
@@ -198,7 +199,7 @@ def reuse_main() -> None:
     _write_results("ingest_reuse.json", rows)
 
 
-PROCESS_MODELS = ["all-MiniLM-L6-v2", "static-all-MiniLM-L6-v2"]
+PROCESS_MODELS = [BUNDLED_EMBEDDING_MODEL, STATIC_EMBEDDING_MODEL]
 
 
 def measure_process(path: Path) -> dict:

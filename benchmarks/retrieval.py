@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.config import Settings  # noqa: E402
+from core.config import BUNDLED_EMBEDDING_MODEL, Settings  # noqa: E402
 from core.evaluation.systems import naive_pieces  # noqa: E402
 from core.index.store import IndexStore  # noqa: E402
 from core.index.vector_store import VectorStore  # noqa: E402
@@ -118,14 +118,14 @@ def select(questions: list[Question], n_filings: int | None, limit: int | None) 
 
 def cache_dir(embedding_model: str) -> Path:
     """The data directory of the FinanceBench index with this embedding model (the default's is shared)."""
-    if embedding_model == Settings.model_fields["embedding_model"].default:
+    if embedding_model == BUNDLED_EMBEDDING_MODEL:
         return CACHE
     return CACHE.parent / f"evaluation-{embedding_model}"
 
 
 def build_index(docs: list[str], embedding_model: str | None = None) -> tuple[IndexStore, dict[str, str]]:
     """The product index of the given filings (cached); returns the store and doc name -> filing id."""
-    model = embedding_model or Settings.model_fields["embedding_model"].default
+    model = embedding_model or BUNDLED_EMBEDDING_MODEL
     store = IndexStore.open(Settings(data_dir=cache_dir(model), embedding_model=model))
     by_name = {f.filename: f.filing_id for f in store.catalog.list_filings()}
     for i, doc in enumerate(docs, start=1):

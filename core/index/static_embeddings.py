@@ -3,7 +3,7 @@
 Embedding a 10-K's passages with MiniLM is most of what ingesting it costs (about 50 ms a passage on two
 CPU cores). A static model looks its tokens up instead of running a transformer over them: the same
 passages embed about a hundred times faster, at some cost in quality, which the search pays back by
-rescoring its few candidates with MiniLM at query time (see `core.retrieval.local_rerank`).
+rescoring its few candidates with MiniLM at query time (see `Retriever.reranker`).
 
 The method is model2vec's (Tulkens & van Dongen, 2024): each vocabulary token is embedded alone by the
 source model, the vectors are reduced by PCA, and each token is weighted down by its estimated frequency

@@ -73,18 +73,17 @@ class Retriever:
         """The reranker, loaded on first use (cross-encoder, or the local scorer with a Fallback)."""
         with self._lock:
             if self._reranker is None:
-                if self.store.rescores:  # candidates are read again by the model the index was distilled from
-                    reader = CachedEmbedder(self.store.reader, self.store.embedding_cache)
-                    self._reranker, self.fallback = load_reranker(
-                        self.settings, reader, embed_query=self.embed_reader_query
-                    )
-                else:  # the stored vectors are the reader's: rescoring reuses them
-                    self._reranker, self.fallback = load_reranker(
-                        self.settings,
-                        self.store.embedder,
-                        vectors=self.store.vectors,
-                        embed_query=self.embed_query,
-                    )
+                # A static index's candidates are read again by the model it was distilled from (their
+                # vectors kept in the embedding cache); otherwise the stored vectors are the reader's.
+                rescoring = self.store.rescores
+                self._reranker, self.fallback = load_reranker(
+                    self.settings,
+                    CachedEmbedder(self.store.reader, self.store.embedding_cache)
+                    if rescoring
+                    else self.store.embedder,
+                    vectors=None if rescoring else self.store.vectors,
+                    embed_query=self.embed_reader_query,
+                )
             return self._reranker
 
     def embed_query(self, text: str) -> np.ndarray:
