@@ -31,6 +31,15 @@ def _phrase_match(phrase: str, label: str) -> float:
     return covered * len(want & have) / len(want | have)
 
 
+#: What printing the question's own words for a line item is worth, above the item's label order (its labels
+#: rank 0-9: "Total revenue" before "Net sales").
+ASKED_LABEL_BONUS = 4.0
+
+
+def _same_words(phrase: str, label: str) -> bool:
+    return set(content_terms(phrase)) == set(content_terms(normalise_label(label)))
+
+
 def row_score(operand: Operand, row: FigureRow) -> float | None:
     """How well `row` reports `operand` (higher is better); None when it does not."""
     if operand.qualifier:
@@ -70,6 +79,10 @@ def row_score(operand: Operand, row: FigureRow) -> float | None:
         ):
             return None  # "Changes in assets and liabilities: Income taxes" is a change, not the tax expense
         score = 10.0 - rank
+        if operand.phrase != operand.item.name and _same_words(operand.phrase, row.label):
+            # The question's own words for the item, printed as the row's label: "net sales" asked, the
+            # "Net sales" row rather than "Total revenue" beside it.
+            score += ASKED_LABEL_BONUS
         if row.statement == operand.item.statement:
             score += 5.0  # the primary statement beats a note or an MD&A table repeating the row
         elif row.statement is not None:

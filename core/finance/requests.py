@@ -36,6 +36,8 @@ from core.finance.vocabulary import (
     METRICS,
     NEUTRAL_WORDS,
     LineItem,
+    label_rank,
+    line_item_for,
     line_item_mentions,
     line_item_named,
     line_items_in,
@@ -48,7 +50,7 @@ from core.finance.vocabulary import (
     words_beyond,
 )
 from core.text.periods import FISCAL_WORD_RE, FiscalCalendar, fiscal_years, months_asked
-from core.text.tokens import content_terms
+from core.text.tokens import STOPWORDS, content_terms
 
 _GROWTH_RE = re.compile(r"\b(growth|growing|grow|grew)\b", re.I)
 _SHARE_OF_RE = re.compile(
@@ -868,9 +870,27 @@ def parts_asked(question: str) -> str:
     return re.sub(r"^(?:its|their|['’]s)\s+", "", own_words.group(), flags=re.I) if own_words else ""
 
 
+def asked_wording(mention: str, item: LineItem) -> str:
+    """How a request names a line item the question names: in the question's words when they are another of
+    the item's printed labels than its first ("net sales" for revenue), so that the row printed as asked is
+    read where a filing prints several ("Net sales" beside "Total revenue") and the answer names it as asked;
+    else by the item's name."""
+    words = " ".join(mention.lower().split())
+    # A plain name only ("net sales", "turnover"): a phrase with joining words ("purchases of property" of
+    # "purchases of property and equipment") may be a piece of a longer name.
+    plain = not set(words.split()) & STOPWORDS
+    # Words that print the item's first label ("total revenue") change nothing: that row is read first anyway.
+    if plain and words != item.name and (label_rank(item, words) or 0) > 0 and line_item_for(words) is item:
+        return words
+    return item.name
+
+
 def _plain_item(request: FigureRequest) -> bool:
     """A request for one line item of the whole company, as printed (no formula, no part named)."""
-    return len(request.line_items) == 1 and request.formula == request.line_items[0].name
+    return len(request.line_items) == 1 and request.formula in (
+        request.line_items[0].name,
+        asked_wording(request.formula, request.line_items[0]),
+    )
 
 
 def _fiscal_years_meant(years: list[int], calendar: FiscalCalendar, question: str) -> list[int]:
@@ -1119,9 +1139,11 @@ def _figure_requests(question: str, default_year: int | None) -> list[FigureRequ
             continue
         years = _with_prior_year(question, _years(question, default_year))
         for qualifier in _parts_at(question, start, clauses) or [None]:
-            name = f"{qualifier} {item.name}" if qualifier else item.name
-            if any(r.name == name for r in requests):
-                continue
+            name = f"{qualifier} {item.name}" if qualifier else asked_wording(question[start:end], item)
+            if any(r.name == name for r in requests) or (
+                qualifier is None and any(r.line_items == [item] and _plain_item(r) for r in requests)
+            ):
+                continue  # asked already, maybe in other words ("net sales" … "revenue")
             requests.append(
                 _request(
                     question,
