@@ -7,14 +7,17 @@ import re
 from dataclasses import dataclass
 
 from core.agents.base import AgentDeps
+from core.agents.clauses import figure_named, split_clauses
 from core.agents.contracts import DistilInput, Distillation
 from core.agents.contradictions import find_conflict
 from core.agents.structured import LLMOutputError, structured_call
+from core.finance.question import AMOUNT_RE, asks_why_it_moved
 from core.finance.rows import read_rows, rendered_rows
 from core.models import KnowledgeCard
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
 from core.text.figures import find_figures
 from core.text.periods import YEAR, fiscal_years_stated
+from core.text.reasons import REASON_RE, reason_score
 from core.text.sentences import is_boilerplate, jaccard, list_item_lead_ins, split_sentences
 from core.text.tokens import content_terms
 
@@ -169,6 +172,7 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
     weight = {k: idf[k] * (1.2 if k in key_terms else 1.0) for k in keys}
     total = sum(weight.values()) or 1.0
     numeric = wants_numbers(inputs.sub_question)
+    explains = _explanation_subject(inputs.sub_question)
     ranks = max(s.rank for s in sentences) + 1
     lexical = [sum(w for k, w in weight.items() if k in sk) / total for sk in sentence_keys]
     names = wants_names(inputs.sub_question)
@@ -180,6 +184,12 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
     ]
     # Fiscal years against fiscal years: a bare year or a date may be a calendar year ("the December 2022
     # quarter" is fiscal 2023 at a company whose year ends in June).
+    if explains:
+        passages = {ev.evidence_id: ev.text for ev in inputs.evidence}
+        prior = [
+            p + _explanation_prior(s, passages.get(s.evidence_id, ""), explains)
+            for p, s in zip(prior, sentences, strict=True)
+        ]
     asked_years = fiscal_years_stated(inputs.sub_question)
     if asked_years:
         prior = [p + _period_prior(s, asked_years) for p, s in zip(prior, sentences, strict=True)]
@@ -201,6 +211,31 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
                 s.caption_terms and (s.caption_terms & query_terms) - _COMMON_TERMS
             )
         s.score = score if relevant else -1.0
+
+
+#: What the filing's own explanation of the figure asked about is worth, above the sentences around it.
+_EXPLANATION_PRIOR = 0.3
+
+
+def _explanation_subject(sub_question: str) -> set[str]:
+    """For a part that asks only what moved a figure ("What drove the increase in R&D expense?", or
+    reflection's "R&D expense 2023 increased or decreased primarily due to"), the figure's content words; else
+    none (a question that also asks for the figure reads its rows as well)."""
+    if not (asks_why_it_moved(sub_question) or REASON_RE.search(sub_question)):
+        return set()
+    if len(split_clauses(sub_question)) > 1 or AMOUNT_RE.search(sub_question):
+        return set()  # "… by how much and why?": the figure's own sentence is an answer too
+    return set(content_terms(figure_named(sub_question) or ""))
+
+
+def _explanation_prior(sentence: _Sentence, passage: str, subject: set[str]) -> float:
+    """A sentence that states the figure's change and gives its reason, naming the figure ("The increase in
+    research and development expense … was primarily driven by …"), by how much of the figure it names;
+    a sentence explaining another line item names less of it (see `reason_score`)."""
+    if sentence.label_terms is not None:
+        return 0.0
+    named = reason_score(sentence.text, passage, subject)
+    return _EXPLANATION_PRIOR * min(1.0, named / len(subject))
 
 
 #: A sentence dated the fiscal year asked is more likely the answer; one dated only other fiscal years

@@ -136,14 +136,17 @@ def answer_paragraph(
     stated_figures = any(claim.evidence_ids for claim, _ in figures)
     sentences = sentences[: PARAGRAPH_SENTENCES - 1]  # room for the filing's words after the figures
     why = asks_why(inputs.question)
-    reason = _reason(inputs, [claim for claim, _ in figures if claim.evidence_ids]) if why else None
-    if reason is not None:
+    reasons = _reasons(inputs, [claim for claim, _ in figures if claim.evidence_ids]) if why else []
+    if reasons:
         # An explanation the filing carries over two sentences is quoted as one: "“…, led by CSPs …” and “Strong
         # demand for … was primarily driven by …”" (each quote is the filing's words, the citation covers both).
-        quotes = " and ".join(
-            f"“{q.strip().rstrip('.')}”" for q in split_sentences(reason.text) or [reason.text]
-        )
-        sentences.append(cited(f"The filing explains: {quotes}", reason.evidence_ids))
+        # Each figure whose change was asked gets its own explanation, cited where it is quoted.
+        explained = [
+            " and ".join(f"“{q.strip().rstrip('.;')}”" for q in split_sentences(r.text) or [r.text])
+            + f" [{', '.join(dict.fromkeys(r.evidence_ids))}]"
+            for r in reasons
+        ]
+        sentences.append(f"The filing explains: {'; and '.join(explained)}.")
     elif why and stated_figures:
         companies = {form for f in inputs.filings for form in company_forms(f.company)}
         what = next((_figure_name(claim.text, companies) for claim, _ in figures if claim.evidence_ids), "")
@@ -250,7 +253,28 @@ def _change(group: list[tuple[DraftClaim, re.Match[str]]]) -> str:
     return f"{span} {'rose' if rate > 0 else 'fell'} {abs(rate):.1f}%"
 
 
-def _reason(inputs: WriterInput, figures: list[DraftClaim]) -> DraftClaim | None:
+#: Explanations the paragraph quotes at most: one per figure whose change was asked.
+MAX_REASONS = 3
+
+
+def _reasons(inputs: WriterInput, figures: list[DraftClaim]) -> list[DraftClaim]:
+    """The filing's explanation of the first figure's change (see `_reason`), then of each other figure whose
+    change was computed, when a sentence names most of that figure ("Membership fee revenue increased 9% …,
+    driven by …" after net sales' own), each once. A share is no change to explain."""
+    first = _reason(inputs, figures)
+    reasons = [first] if first is not None else []
+    for claim in figures[1:]:
+        if len(reasons) >= MAX_REASONS:
+            break
+        if " change " not in claim.text or " as a share of " in claim.text or " as a ratio of " in claim.text:
+            continue
+        found = _reason(inputs, [claim], names_most=True)
+        if found is not None and all(found.text != r.text for r in reasons):
+            reasons.append(found)
+    return reasons
+
+
+def _reason(inputs: WriterInput, figures: list[DraftClaim], *, names_most: bool = False) -> DraftClaim | None:
     """The filing's own explanation of the change asked about: among the passages the research read, a
     sentence that gives a reason ("driven by", "due to") and names, before the reason, the figure it explains
     (the R&D expense's sentence, not the revenue's), with the most of the figure's words; with the sentence
@@ -270,6 +294,8 @@ def _reason(inputs: WriterInput, figures: list[DraftClaim]) -> DraftClaim | None
                 continue
             passage = passages.get(card.evidence_ids[0], "")
             score = reason_score(card.claim, passage, subject)
+            if names_most and score * 2 < len(subject):
+                continue  # for a figure after the first: its own sentence, not one that shares a word
             if score and (best is None or score > best[0]):
                 explanation = explanation_with_continuation(prose_after_table(card.claim), passage)
                 best = (score, DraftClaim(text=explanation, evidence_ids=card.evidence_ids[:2]))

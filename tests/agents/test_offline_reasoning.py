@@ -797,3 +797,72 @@ def test_a_change_that_names_another_figure_is_not_explained_by_the_sentence_bef
     assert "The filing explains: “The increase in research and development expense" in draft.summary, (
         draft.summary
     )
+
+
+def test_each_figure_whose_change_was_asked_gets_its_own_explanation() -> None:
+    """Two figures and "what drove the growth": each is explained by the filing's sentence that names it, each
+    quote cited; a sentence that shares only one word with the second figure does not explain it."""
+    sales_reason = _ev(
+        "S1-E1",
+        "Net sales increased 12% to $84,300, driven by a 9% increase in comparable sales and new clubs.",
+    )
+    fees_reason = _ev(
+        "S1-E2",
+        "Membership fees increased 9% to $1,900, driven by sign-ups and upgrades to premium membership.",
+    )
+    loose = _ev("S1-E3", "Fee income from the credit card program increased due to higher card usage.")
+    question = "What were net sales and membership fees in fiscal 2022, and what drove the growth?"
+    anchor = _anchor(question, question, loose, sales_reason, fees_reason)
+    figures = StepDigest(
+        index=1,
+        sub_question="net sales and membership fees",
+        tool="calculator",
+        cards=[
+            KnowledgeCard(
+                claim="Net sales: FY2021 $78,100 million, FY2022 $84,300 million; change +$6,200 million, +7.9%",
+                evidence_ids=["S2-E1"],
+                statement="Net sales were $84,300 million in FY2022, up 7.9% from $78,100 million in FY2021.",
+            ),
+            KnowledgeCard(
+                claim="Membership fees: FY2021 $1,750 million, FY2022 $1,900 million; change +$150 million, +8.6%",
+                evidence_ids=["S2-E2"],
+                statement="Membership fees were $1,900 million in FY2022, up 8.6% from $1,750 million in FY2021.",
+            ),
+        ],
+    )
+    summary = offline_write(WriterInput(question=question, steps=[anchor, figures]), DEPS).summary
+    assert "The filing explains: “Net sales increased 12%" in summary, summary
+    assert "new clubs” [S1-E1]; and “Membership fees increased 9%" in summary
+    assert "premium membership” [S1-E2]." in summary and "credit card" not in summary
+    # With no sentence naming the second figure, only the first is explained.
+    alone = anchor.model_copy(update={"cards": anchor.cards[:2], "evidence": [loose, sales_reason]})
+    summary = offline_write(WriterInput(question=question, steps=[alone, figures]), DEPS).summary
+    assert "Net sales increased 12%" in summary and "Membership" not in summary.split("explains:")[1]
+
+
+def test_a_part_asking_what_drove_a_figure_reads_its_own_explanation_before_rows_and_other_items() -> None:
+    """For "what drove the increase in R&D expense" (as asked, and as reflection words its search), the sentence
+    that states R&D's change and its cause leads; the statement's rows and another figure's explanation fall
+    out of reach of it."""
+    table = (
+        "(In millions)\n| | 2023 | | 2022 |\n|---|---|---|---|\n| Research and development | 7,339 | | 5,268 |\n"
+        "| Sales, general and administrative | 2,440 | | 2,166 |\n| Total operating expenses | 11,132 | | 7,434 |\n"
+    )
+    other = (
+        "Gross margin increased in fiscal year 2023 primarily due to a favorable product mix. Operating "
+        "expenses increased 50% to $11,132 million driven by the acquisition termination cost."
+    )
+    prose = (
+        "Research and development costs rose. The increase in research and development expense for fiscal year "
+        "2023 was primarily driven by increased compensation, employee growth, engineering development costs, "
+        "and data center infrastructure."
+    )
+    evidence = [_ev("S1-E1", table), _ev("S1-E2", other, 1), _ev("S1-E3", prose, 2)]
+    for sub_question in (
+        "What drove the increase in research and development expense in fiscal 2023?",
+        "research and development expense 2023 increased or decreased primarily due to",
+    ):
+        inputs = DistilInput(sub_question=sub_question, keywords=["driven by"], evidence=evidence)
+        claims = [c.claim for c in offline_distil(inputs, DEPS).cards]
+        assert claims[0].startswith("The increase in research and development expense"), claims
+        assert not any("7,339" in c or "Gross margin" in c for c in claims), claims
