@@ -21,12 +21,13 @@ from core.finance.compute import verb_for, yes_or_no
 from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no
 from core.finance.requests import weighs_two_figures
 from core.finance.rows import prose_after_table
+from core.finance.vocabulary import LineItem, line_item_for, line_items_in
 from core.models import EVIDENCE_ID_RE, Evidence
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.retrieval.routing import company_forms
 from core.text.figures import find_figures, unsupported_figures
 from core.text.periods import without_time_expressions
-from core.text.reasons import explanation_with_continuation, reason_score
+from core.text.reasons import explanation_with_continuation, reason_score, what_changed
 from core.text.sentences import split_sentences
 from core.text.tokens import content_terms
 
@@ -284,6 +285,9 @@ def _reason(inputs: WriterInput, figures: list[DraftClaim], *, names_most: bool 
     # Without a figure, what the question asks about, its period aside: "the second quarter" would make a
     # sentence about another figure in that quarter look like the explanation.
     subject = subject or set(content_terms(without_time_expressions(inputs.question)))
+    # The line item the figure is ("Revenues" is revenue): a sentence that names only other line items
+    # ("Cost of revenue increased …", "The increase was due to …" after it) explains them, not this one.
+    item = line_item_for(_figure_label(figures[0].text)) if figures else None
     best: tuple[float, DraftClaim] | None = None
     for step in inputs.steps:
         if step.tool != "search_10k":
@@ -296,10 +300,19 @@ def _reason(inputs: WriterInput, figures: list[DraftClaim], *, names_most: bool 
             score = reason_score(card.claim, passage, subject)
             if names_most and score * 2 < len(subject):
                 continue  # for a figure after the first: its own sentence, not one that shares a word
+            if score and item is not None and _explains_another_item(card.claim, passage, item):
+                continue
             if score and (best is None or score > best[0]):
                 explanation = explanation_with_continuation(prose_after_table(card.claim), passage)
                 best = (score, DraftClaim(text=explanation, evidence_ids=card.evidence_ids[:2]))
     return best[1] if best else None
+
+
+def _explains_another_item(sentence: str, passage: str, item: LineItem) -> bool:
+    """Whether a reason sentence is about line items other than `item`: what it says changed names some, and
+    not `item` ("cost of revenue", where revenue is asked, names cost of revenue only)."""
+    named = line_items_in(what_changed(sentence, passage))
+    return bool(named) and item not in named
 
 
 def ranking_answer(question: str, figures: list[DraftClaim]) -> DraftClaim | None:

@@ -47,12 +47,27 @@ def reason_score(sentence: str, passage: str, subject: set[str]) -> float:
     score: float = len(subject & set(content_terms(sentence[: because.start()])))
     if score or not _THE_CHANGE_RE.match(sentence):
         return score
-    sentences = split_sentences(passage)
-    at = next((i for i, text in enumerate(sentences) if sentence[:40] in text), 0)
-    named = subject & set(content_terms(sentences[at - 1])) if at > 0 else set()
+    named = subject & set(content_terms(_sentence_before(sentence, passage)))
     if len(named) * 2 >= len(subject):
         return len(named) + 0.5
     return 0.5 if subject <= set(content_terms(passage)) else 0.0
+
+
+def _sentence_before(sentence: str, passage: str) -> str:
+    """The sentence before `sentence` in `passage` ('' when it is the first or not found)."""
+    sentences = split_sentences(passage)
+    at = next((i for i, text in enumerate(sentences) if sentence[:40] in text), 0)
+    return sentences[at - 1] if at > 0 else ""
+
+
+def what_changed(sentence: str, passage: str) -> str:
+    """The words of a reason sentence that name what changed: those before its reason ("Cost of revenue
+    increased … due primarily to"), or for "The increase was due to …", the sentence before it."""
+    because = REASON_RE.search(sentence)
+    before = sentence[: because.start()] if because else sentence
+    if _THE_CHANGE_RE.match(sentence):
+        return f"{_sentence_before(sentence, passage)} {before}".strip()
+    return before
 
 
 def explanation_with_continuation(sentence: str, passage: str) -> str:

@@ -866,3 +866,46 @@ def test_a_part_asking_what_drove_a_figure_reads_its_own_explanation_before_rows
         claims = [c.claim for c in offline_distil(inputs, DEPS).cards]
         assert claims[0].startswith("The increase in research and development expense"), claims
         assert not any("7,339" in c or "Gross margin" in c for c in claims), claims
+
+
+def test_an_explanation_of_another_line_item_that_contains_the_figures_word_is_not_its_reason() -> None:
+    """Revenue asked: "The increase was due primarily to … insurance costs" follows "Cost of revenue
+    increased …", so it explains cost of revenue, though "revenue" is in its figure's name; revenue's own
+    sentence is quoted, and without one the paragraph says that nothing read explains revenue's change."""
+    cost = _ev(
+        "S1-E1",
+        "Cost of revenue increased $202.0 million, or 14%, in 2021 as compared to the prior year. The increase "
+        "was due primarily to an increase of $160.6 million in insurance costs driven by increased rider demand.",
+    )
+    own = _ev(
+        "S1-E2",
+        "Revenue increased $843.6 million, or 36%, in 2021 as compared to the prior year, driven primarily by "
+        "the increase in the number of Active Riders.",
+    )
+    question = "What were revenues in 2021, how fast did they grow, and what drove the growth?"
+    cost_card = KnowledgeCard(
+        claim="The increase was due primarily to an increase of $160.6 million in insurance costs driven by "
+        "increased rider demand.",
+        evidence_ids=["S1-E1"],
+        confidence=0.9,
+    )
+    own_card = KnowledgeCard(claim=own.text, evidence_ids=["S1-E2"], confidence=0.8)
+    figures = StepDigest(
+        index=1,
+        sub_question="revenue",
+        tool="calculator",
+        cards=[
+            KnowledgeCard(
+                claim="Revenues: FY2020 $2,364.7 million, FY2021 $3,208.3 million; change +$843.6 million, +35.7%",
+                evidence_ids=["S2-E1"],
+                statement="Revenues were $3,208.3 million in FY2021, up 35.7% from $2,364.7 million in FY2020.",
+            )
+        ],
+    )
+    anchor = _anchor(question, question, cost, own).model_copy(update={"cards": [cost_card, own_card]})
+    summary = offline_write(WriterInput(question=question, steps=[anchor, figures]), DEPS).summary
+    assert "The filing explains: “Revenue increased $843.6 million" in summary, summary
+    assert "insurance" not in summary
+    alone = anchor.model_copy(update={"cards": [cost_card], "evidence": [cost]})
+    summary = offline_write(WriterInput(question=question, steps=[alone, figures]), DEPS).summary
+    assert "No passage the research read explains the change in revenues." in summary, summary
