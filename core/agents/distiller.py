@@ -182,14 +182,15 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
         + (0.06 if names and _proper_names(s.text) >= 2 else 0.0)
         for s in sentences
     ]
-    # Fiscal years against fiscal years: a bare year or a date may be a calendar year ("the December 2022
-    # quarter" is fiscal 2023 at a company whose year ends in June).
     if explains:
+        # A part that asks why a figure moved: the filing's explanation of that figure first.
         passages = {ev.evidence_id: ev.text for ev in inputs.evidence}
         prior = [
             p + _explanation_prior(s, passages.get(s.evidence_id, ""), explains)
             for p, s in zip(prior, sentences, strict=True)
         ]
+    # Fiscal years against fiscal years: a bare year or a date may be a calendar year ("the December 2022
+    # quarter" is fiscal 2023 at a company whose year ends in June).
     asked_years = fiscal_years_stated(inputs.sub_question)
     if asked_years:
         prior = [p + _period_prior(s, asked_years) for p, s in zip(prior, sentences, strict=True)]
