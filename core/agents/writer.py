@@ -17,7 +17,7 @@ from core.agents.contracts import (
 from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.arithmetic import CalculationError, figure_value, growth_rate
-from core.finance.compute import verb_for, yes_or_no
+from core.finance.compute import states_amount_change, verb_for, yes_or_no
 from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no
 from core.finance.requests import weighs_two_figures
 from core.finance.rows import prose_after_table
@@ -267,7 +267,7 @@ def _reasons(inputs: WriterInput, figures: list[DraftClaim]) -> list[DraftClaim]
     for claim in figures[1:]:
         if len(reasons) >= MAX_REASONS:
             break
-        if " change " not in claim.text or " as a share of " in claim.text or " as a ratio of " in claim.text:
+        if not states_amount_change(claim.text):
             continue
         found = _reason(inputs, [claim], names_most=True)
         if found is not None and all(found.text != r.text for r in reasons):

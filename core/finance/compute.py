@@ -33,6 +33,13 @@ _CHANGE_STATED_RE = re.compile(r"; (?:change (?P<sign>[+−])|(?P<word>up|down)\
 _VALUE_STATED_RE = re.compile(r"^[^:;]+\((?:Q[1-4] |H1 |9M )?FY\d{4}\): (?P<minus>−)?[$\d]")
 
 
+def states_amount_change(headline: str) -> bool:
+    """Whether a computed figure's headline states an amount's change end to end ("; change +$1,137 million,
+    +8.3%"): not a share's or a ratio's move in points, nor a single period's value."""
+    m = _CHANGE_STATED_RE.search(headline)
+    return m is not None and m.group("sign") is not None
+
+
 def yes_or_no(question: str, headline: str) -> str | None:
     """ "Yes" or "No" when a yes-or-no question is settled by the sign of the figure a headline states:
     the change for a direction asked ("Did it grow its PP&E?"), the value for "positive"/"negative", any

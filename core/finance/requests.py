@@ -876,13 +876,13 @@ def asked_wording(mention: str, item: LineItem) -> str:
     read where a filing prints several ("Net sales" beside "Total revenue") and the answer names it as asked;
     else by the item's name."""
     words = " ".join(mention.lower().split())
+    if set(content_terms(words)) == set(content_terms(item.name)):
+        return item.name  # the item's own name, maybe in the plural ("revenues")
     # A plain name only ("net sales", "turnover"): a phrase with joining words ("purchases of property" of
     # "purchases of property and equipment") may be a piece of a longer name.
     plain = not set(words.split()) & STOPWORDS
-    if set(content_terms(words)) == set(content_terms(item.name)):
-        return item.name  # "revenues": the item's own name, in the plural
     # Words that print the item's first label ("total revenue") change nothing: that row is read first anyway.
-    if plain and words != item.name and (label_rank(item, words) or 0) > 0 and line_item_for(words) is item:
+    if plain and (label_rank(item, words) or 0) > 0 and line_item_for(words) is item:
         return words
     return item.name
 

@@ -53,11 +53,16 @@ def reason_score(sentence: str, passage: str, subject: set[str]) -> float:
     return 0.5 if subject <= set(content_terms(passage)) else 0.0
 
 
+def _located(sentence: str, passage: str) -> tuple[list[str], int | None]:
+    """The passage's sentences and the position of `sentence` among them (None when it is not found)."""
+    sentences = split_sentences(passage)
+    return sentences, next((i for i, text in enumerate(sentences) if sentence[:40] in text), None)
+
+
 def _sentence_before(sentence: str, passage: str) -> str:
     """The sentence before `sentence` in `passage` ('' when it is the first or not found)."""
-    sentences = split_sentences(passage)
-    at = next((i for i, text in enumerate(sentences) if sentence[:40] in text), 0)
-    return sentences[at - 1] if at > 0 else ""
+    sentences, at = _located(sentence, passage)
+    return sentences[at - 1] if at else ""
 
 
 def what_changed(sentence: str, passage: str) -> str:
@@ -74,8 +79,7 @@ def explanation_with_continuation(sentence: str, passage: str) -> str:
     """`sentence` and, when the sentence after it in `passage` carries the explanation on (gives a reason and
     states no change of its own: "Data Center revenue was up 171% …, led by CSPs …. Strong demand for the HGX
     platform … was primarily driven by …"), that one too, as the passage prints them."""
-    sentences = split_sentences(passage)
-    at = next((i for i, text in enumerate(sentences) if sentence[:40] in text), None)
+    sentences, at = _located(sentence, passage)
     if at is None or at + 1 >= len(sentences):
         return sentence
     following = sentences[at + 1]
