@@ -11,13 +11,13 @@ from core.agents.clauses import figure_named, split_clauses
 from core.agents.contracts import DistilInput, Distillation
 from core.agents.contradictions import find_conflict
 from core.agents.structured import LLMOutputError, structured_call
-from core.finance.question import AMOUNT_RE, asks_why_it_moved
+from core.finance.question import AMOUNT_RE, asks_current_status, asks_for_reason
 from core.finance.rows import read_rows, rendered_rows
 from core.models import KnowledgeCard
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
 from core.text.figures import find_figures
-from core.text.periods import YEAR, fiscal_years_stated
-from core.text.reasons import REASON_RE, reason_score
+from core.text.periods import YEAR, dates_stated, fiscal_years_stated
+from core.text.reasons import reason_score
 from core.text.sentences import is_boilerplate, jaccard, list_item_lead_ins, split_sentences
 from core.text.tokens import content_terms
 
@@ -194,6 +194,9 @@ def _score(inputs: DistilInput, sentences: list[_Sentence], deps: AgentDeps) -> 
     asked_years = fiscal_years_stated(inputs.sub_question)
     if asked_years:
         prior = [p + _period_prior(s, asked_years) for p, s in zip(prior, sentences, strict=True)]
+    if asks_current_status(inputs.sub_question):
+        # Where a matter stands is its newest development, not how it began.
+        prior = [p + r for p, r in zip(prior, _recency_prior(sentences), strict=True)]
     semantic = _semantic(inputs, sentences, [lex + p for lex, p in zip(lexical, prior, strict=True)], deps)
     for i, s in enumerate(sentences):
         sem = semantic.get(i)
@@ -222,7 +225,7 @@ def _explanation_subject(sub_question: str) -> set[str]:
     """For a part that asks only what moved a figure ("What drove the increase in R&D expense?", or
     reflection's "R&D expense 2023 increased or decreased primarily due to"), the figure's content words; else
     none (a question that also asks for the figure reads its rows as well)."""
-    if not (asks_why_it_moved(sub_question) or REASON_RE.search(sub_question)):
+    if not asks_for_reason(sub_question):
         return set()
     if len(split_clauses(sub_question)) > 1 or AMOUNT_RE.search(sub_question):
         return set()  # "… by how much and why?": the figure's own sentence is an answer too
@@ -253,6 +256,24 @@ def _period_prior(sentence: _Sentence, asked_years: set[int]) -> float:
     if not stated:
         return 0.0
     return _PERIOD_MATCH if stated & asked_years else _PERIOD_OTHER
+
+
+#: What the newest dated development is worth, for a question on where a matter stands; a sentence dated
+#: `_RECENCY_SPAN_DAYS` or more before the newest date in the evidence gets nothing.
+_RECENCY_PRIOR, _RECENCY_SPAN_DAYS = 0.15, 730
+
+
+def _recency_prior(sentences: list[_Sentence]) -> list[float]:
+    """For each prose sentence, how recent its latest full date is against the newest in the evidence ("On
+    February 8, 2022, the parties … reached an agreement in principle" over "Beginning in April 2019, …")."""
+    latest = [max(dates_stated(s.text), default=None) if s.label_terms is None else None for s in sentences]
+    newest = max((d for d in latest if d is not None), default=None)
+    if newest is None:
+        return [0.0] * len(sentences)
+    return [
+        0.0 if d is None else _RECENCY_PRIOR * max(0.0, 1 - (newest - d).days / _RECENCY_SPAN_DAYS)
+        for d in latest
+    ]
 
 
 # Sentence embeddings cost ~0.05-0.1 s each on two busy cores: only the lexical front-runners get one

@@ -12,6 +12,7 @@ import re
 
 from core.finance.vocabulary import STATEMENT_NAME_RE
 from core.text.periods import QUARTER_ORDINAL
+from core.text.reasons import REASON_RE
 from core.text.sentences import split_sentences
 
 # --- what kind of answer ----------------------------------------------------------------------
@@ -163,6 +164,26 @@ def asks_why_it_moved(text: str) -> bool:
     return bool(_WHY_MOVED_RE.search(text)) and (
         asks_for_change(text) or bool(re.search(r"\bwhy\b", text, re.I))
     )
+
+
+def asks_for_reason(text: str) -> bool:
+    """True when the question asks what moved a figure, in a question's words ("What drove the increase?")
+    or a filing's (reflection's "R&D expense increased or decreased primarily due to")."""
+    return asks_why_it_moved(text) or bool(REASON_RE.search(text))
+
+
+#: Where a matter stands now: "What's the status of …", "Where does the class action stand", "the latest on".
+_CURRENT_STATUS_RE = re.compile(
+    r"\bstatus\b|\bwhere\b.{0,120}\bstand(?:s|ing)?\b|\bstand(?:s)? (?:now|today)\b|\blatest (?:on|developments?)\b"
+    r"|\bso far\b|\bto date\b|\bcurrently\b|\bpending\b",
+    re.I,
+)
+
+
+def asks_current_status(text: str) -> bool:
+    """True when the question asks where a matter stands ("What's the status of the IPO litigation?",
+    "Where does the class action stand?"): its newest development answers it, not its history."""
+    return bool(_CURRENT_STATUS_RE.search(text))
 
 
 def asks_yes_no(text: str) -> bool:

@@ -191,6 +191,15 @@ def date_year(text: str) -> int | None:
     return int(found[-1]) if found else None
 
 
+def dates_stated(text: str) -> list[date]:
+    """Every full date `text` states ("On August 25, 2023, …" -> [2023-08-25]), in order."""
+    found = []
+    for m in re.finditer(rf"\b({MONTHS})\s+(\d{{1,2}}),?\s+({YEAR})\b", text, re.I):
+        if (day := _safe_date(int(m.group(3)), month_number(m.group(1)), int(m.group(2)))) is not None:
+            found.append(day)
+    return found
+
+
 # A date a table is stated at or for: "as of September 30, 2023", "at December 31, 2023", "year ended ...".
 _AS_OF_RE = re.compile(rf"\b(?:as of|at|ended|ending)\s+{MONTHS}\s+\d{{1,2}},?\s+({YEAR})\b", re.I)
 

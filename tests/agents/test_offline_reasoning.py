@@ -909,3 +909,18 @@ def test_an_explanation_of_another_line_item_that_contains_the_figures_word_is_n
     alone = anchor.model_copy(update={"cards": [cost_card], "evidence": [cost]})
     summary = offline_write(WriterInput(question=question, steps=[alone, figures]), DEPS).summary
     assert "No passage the research read explains the change in revenues." in summary, summary
+
+
+def test_where_a_matter_stands_is_read_from_its_newest_development() -> None:
+    """Two sentences about the class action alike in words: asked for its status, the newer one leads; asked
+    what happened, the passage's order stands."""
+    text = (
+        "On May 14, 2020, the court in the securities class action granted in part the Company's motion to "
+        "dismiss the consolidated complaint. On February 8, 2022, the parties to the securities class action "
+        "informed the court they had reached an agreement in principle to settle the case."
+    )
+    evidence = [_ev("S1-E1", text)]
+    status = DistilInput(sub_question="What's the status of the securities class action?", evidence=evidence)
+    assert offline_distil(status, DEPS).cards[0].claim.startswith("On February 8, 2022")
+    history = status.model_copy(update={"sub_question": "What happened in the securities class action?"})
+    assert offline_distil(history, DEPS).cards[0].claim.startswith("On May 14, 2020")
