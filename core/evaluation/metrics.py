@@ -273,7 +273,10 @@ def part_answered(part: EvalPart, question: EvalQuestion, answer: str) -> bool |
     if part.figures:
         hits, total = figures_stated(question.answer, question.question, answer, part.figures)
         return total > 0 and hits == total
-    terms = set(content_terms(answer))
+    # A line saying what was not found ("Not found in the evidence: accrued") answers nothing.
+    terms = set(
+        content_terms("\n".join(line for line in answer.splitlines() if not _DECLARED_RE.search(line)))
+    )
     if part.key_phrases:
         found = [set(content_terms(k)) <= terms for k in part.key_phrases if content_terms(k)]
         return bool(found) and sum(found) / len(found) >= PART_PHRASES

@@ -145,8 +145,10 @@ def _word_tokens(value: str, *, keep_stopwords: bool, fold_plurals: bool) -> lis
 
 def stem(token: str) -> str:
     """A crude suffix-stripping stem so that 'risks'/'risk' and 'competitors'/'competitor' meet."""
+    # "accrual(s)" meets "accrued" and "accrue" at "accru"; "contractual" at "contractu" meets nothing else.
     for suffix, keep in (("ations", "at"), ("ation", "at"), ("ities", ""), ("ity", ""), ("ings", ""),
-                         ("ing", ""), ("ies", ""), ("es", ""), ("ed", ""), ("s", "")):  # fmt: skip
+                         ("ing", ""), ("uals", "u"), ("ual", "u"), ("ies", ""), ("es", ""), ("ed", ""),
+                         ("s", "")):  # fmt: skip
         if len(token) > len(suffix) + 3 and token.endswith(suffix):
             # "operations", "operating" and "operated" meet at "operat".
             return token[: -len(suffix)] + keep

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.text.tokens import STOPWORDS, fold_plural, normalize_number, tokenize
+from core.text.tokens import STOPWORDS, fold_plural, normalize_number, stem, tokenize
 
 
 @pytest.mark.parametrize(
@@ -65,3 +65,9 @@ def test_fiscal_years_match_plain_years() -> None:
     assert tokenize("FY2023") == ["fy2023", "2023"]
     assert tokenize("FY23 and FY 2023 and FY'23") == ["fy2023", "2023"] * 3
     assert "2023" in tokenize("fiscal 2023")
+
+
+def test_a_noun_in_ual_meets_its_verb() -> None:
+    """ "Has it accrued anything?" is answered by "we have not recorded any accrual"."""
+    assert {stem(w) for w in ("accrual", "accruals", "accrued", "accrue", "accruing")} == {"accru"}
+    assert stem("annual") == "annual"  # too short to strip
