@@ -24,6 +24,7 @@ from core.finance.vocabulary import (
     item_for,
     line_item_mentions,
     metric_mentions,
+    parts_named,
     qualifier_before,
     search_terms_for,
 )
@@ -234,6 +235,8 @@ def figure_named(clause: str) -> str | None:
         qualifier = qualifier_before(clause, first.start)
         if not qualifier and ADJUSTED_RE.search(clause[: first.start]):
             qualifier = "adjusted"  # the company's own measure ("adjusted EBITDA")
+        if not qualifier and len(named := parts_named(clause)) == 1:
+            qualifier = named[0]  # the part a heading names ("Apple FY2024 Services: revenue, … why it grew")
         return f"{qualifier} {first.entry.name}" if qualifier else first.entry.name
     unknown = unknown_figure_phrases(clause)
     return unknown[0] if unknown else None

@@ -19,7 +19,7 @@ from core.agents.contracts import DraftStep, FilingInfo, PlanDraft, PlannerInput
 from core.agents.plan_tools import FIGURE_REASON, finalise_plan
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.formula import FormulaError, operands, parse_formula
-from core.finance.question import DEFINITION_RE, strip_instructions, unit_asked
+from core.finance.question import DEFINITION_RE, asks_for_reason, strip_instructions, unit_asked
 from core.finance.requests import BY_PART_RE, FigureRequest, figure_requests
 from core.finance.vocabulary import STATEMENTS, LineItem, item_for
 from core.models import Plan
@@ -279,8 +279,10 @@ def _narrative_steps(
                 if not replaced:
                     text = f"{text} ({company})"
             item = item_for(text)
-            if has_figures and not beside and item in (None, "Item 8"):
-                item = "Item 7"  # what drove a figure is discussed in MD&A (a topic beside it: anywhere)
+            if has_figures and not beside and item in (None, "Item 8") and asks_for_reason(text):
+                # What drove a figure is discussed in MD&A; a topic beside it ("how it describes its approach
+                # to its people") anywhere.
+                item = "Item 7"
             steps.append(
                 DraftStep(
                     sub_question=as_question(text),

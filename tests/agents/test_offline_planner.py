@@ -237,3 +237,28 @@ def test_a_pronoun_pointing_back_is_resolved_to_what_the_clause_before_asked_abo
     )
     # Nothing to point back to: the clause joins the one before, as before.
     assert len(split_clauses("What was revenue, and is it growing?")) == 1
+
+
+def test_only_the_why_beside_a_figure_is_sent_to_mdna() -> None:
+    """Beside a figure, "what drove it" is read in MD&A; another part with no Item of its own ("how does it
+    describe its approach to its people") is searched in the whole filing."""
+    plan = _plan(
+        "How much did NVIDIA spend on research and development in fiscal 2023, what drove the increase, and how "
+        "does the company describe its approach to its people and pay?"
+    )
+    searches = {
+        s.sub_question: s.document_section for s in plan.steps if s.tool == "search_10k" and s.reason is None
+    }
+    why = next(q for q in searches if "drove" in q)
+    people = next(q for q in searches if "approach" in q)
+    assert searches[why] == "Item 7" and searches[people] is None, searches
+
+
+def test_the_figure_a_clause_names_is_of_the_part_its_heading_or_clause_names():
+    from core.agents.clauses import figure_named
+
+    heading = "Apple FY2024 Services: revenue, growth, share of total net sales, why it grew?"
+    assert figure_named(heading) == "Services revenue"
+    assert figure_named("What drove revenue in the Delivery business?") == "Delivery revenue"
+    # The company is no part: "Lyft 2021: revenue, …" asks about the company's revenue.
+    assert figure_named("Lyft 2021: revenue, growth, why it grew") == "revenue"
