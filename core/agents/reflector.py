@@ -7,9 +7,10 @@ import re
 from core.agents.base import AgentDeps
 from core.agents.clauses import figure_named
 from core.agents.contracts import ReflectInput
+from core.agents.distiller import wants_numbers
 from core.agents.structured import structured_call
 from core.finance.question import asks_why_it_moved
-from core.finance.vocabulary import STATEMENTS, line_item_for, line_items_in
+from core.finance.vocabulary import STATEMENTS, line_item_for, line_item_mentions, line_items_in
 from core.models import Gap, ResearchNote
 from core.prompts import REFLECTOR_HUMAN, REFLECTOR_SYSTEM
 from core.text.markdown_table import is_table_line
@@ -163,9 +164,7 @@ def reason_gap(inputs: ReflectInput, claims: list[tuple[str, str]]) -> Gap | Non
     tables = [
         ev.chunk_id
         for ev in inputs.evidence
-        if ev.chunk_id
-        and _is_table(ev.text)
-        and len(terms & set(content_terms(ev.text))) * 2 >= len(terms) + 1
+        if ev.chunk_id and _is_table(ev.text) and _prints(ev.text, subject)
     ]
     return Gap(
         description=f"no passage read explains the change in {subject}",
@@ -175,6 +174,19 @@ def reason_gap(inputs: ReflectInput, claims: list[tuple[str, str]]) -> Gap | Non
         keywords=[subject, "primarily due to", "driven by"],
         reads_on_from=tables[:READ_ON_HITS],
     )
+
+
+def _prints(table: str, figure: str) -> bool:
+    """Whether a table prints the figure: most of its words, or its line item in any of the wordings filings
+    use ("Services revenue" in a table of "Services" and "Total net sales") with the rest of its words."""
+    terms, printed = set(content_terms(figure)), set(content_terms(table))
+    if len(terms & printed) * 2 >= len(terms) + 1:
+        return True
+    mentions = line_item_mentions(figure)
+    if not mentions or mentions[0].entry not in line_items_in(table):
+        return False
+    rest = set(content_terms(figure[: mentions[0].start] + " " + figure[mentions[0].end :]))
+    return rest <= printed
 
 
 def _is_table(text: str) -> bool:
@@ -193,7 +205,11 @@ def offline_reflect(inputs: ReflectInput, deps: AgentDeps) -> ResearchNote:
         open_questions.append(f"Nothing in {where} answered: {inputs.sub_question}{reason}")
     else:
         evidence = " ".join(ev.text for ev in inputs.evidence)
-        missing = missing_keywords(inputs.keywords, evidence, inputs.sub_question, inputs.company)
+        keywords = inputs.keywords
+        if not wants_numbers(inputs.sub_question):
+            # A narrative part's year scopes the filing (its FY2023 10-K); its passages need not print it.
+            keywords = [k for k in keywords if not re.fullmatch(rf"(?:fy|fiscal\s*)?{YEAR}", k.strip(), re.I)]
+        missing = missing_keywords(keywords, evidence, inputs.sub_question, inputs.company)
         if missing:
             open_questions.append("Not found in the evidence: " + ", ".join(missing))
         if not confirmed:

@@ -260,3 +260,40 @@ def test_the_words_a_reason_search_uses_are_no_missing_topic():
     assert missing_keywords(
         ["adjusted EBITDA", "primarily due to", "driven by", "China"], "Adjusted EBITDA"
     ) == ["China"]
+
+
+def test_a_narrative_step_does_not_report_its_filing_s_year_as_missing():
+    """Passages of the FY2023 10-K on competitors need not print "FY2023"; a figure's year must be found."""
+
+    card = KnowledgeCard(claim="Competition is intense.", evidence_ids=["S1-E1"], confidence=0.9)
+    passage = Evidence(evidence_id="S1-E1", text="Competition is intense in every market we serve.")
+    narrative = ReflectInput(
+        sub_question="Who does NVIDIA name as its competitors in FY2023?",
+        keywords=["competitors", "FY2023"],
+        cards=[card],
+        evidence=[passage],
+    )
+    assert offline_reflect(narrative, DEPS).open_questions == []
+    figure = narrative.model_copy(update={"sub_question": "What was NVIDIA's revenue in FY2023?"})
+    assert offline_reflect(figure, DEPS).open_questions == ["Not found in the evidence: FY2023"]
+
+
+def test_a_why_follow_up_reads_on_from_the_table_that_prints_the_figure_in_the_filing_s_words():
+    """ "Why did Services revenue grow?" at a company that prints "Services" and "Total net sales": the
+    follow-up reads on from that table; a table of another product's figures is not read on from."""
+    from core.agents.reflector import reason_gap
+
+    sales = "| | 2024 | Change | 2023 |\n|---|---|---|---|\n| Services (1) | 96,169 | 13% | 85,200 |\n" + (
+        "| Total net sales | $ 391,035 | 2% | $ 383,285 |"
+    )
+    other = "| | 2024 | 2023 |\n|---|---|---|\n| iPhone | 201,183 | 200,583 |\n| Total net sales | 391,035 | 383,285 |"
+    inputs = ReflectInput(
+        sub_question="Apple FY2024 Services: revenue, growth, and why it grew?",
+        filing_id="f1",
+        evidence=[
+            Evidence(evidence_id="S1-E1", text=other, chunk_id="c1"),
+            Evidence(evidence_id="S1-E2", text=sales, chunk_id="c2"),
+        ],
+    )
+    gap = reason_gap(inputs, [])
+    assert gap is not None and "Services revenue" in gap.query and gap.reads_on_from == ["c2"]
