@@ -209,7 +209,7 @@ def _result_record(result: Any) -> dict:
         "system": result.system,
         "question": result.question,
         "reference": result.reference,
-        "answer_first": headline(out.answer)[:2000],
+        "answer_first": answer_plain_text(headline(out.answer))[:2000],  # as `record_json`: no Markdown
         "evidence_pages": sorted({c.page for c in out.contexts if c.page is not None}),
         "citations": len(out.citations),
         "steps": out.steps,

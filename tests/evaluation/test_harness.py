@@ -108,6 +108,9 @@ def test_eval_cli_prints_the_table_and_writes_json(bench, tmp_path, capsys):
     assert "| metric (variant) | naive | one-search |" in printed
     data = json.loads(out.read_text())
     assert data["summary"]["questions"] == 2 and len(data["results"]) == 4
+    # Answers are plain text in JSON, as `research --json` writes them: "$1,003", not "\\$1,003" or "**…**".
+    firsts = [r["answer_first"] for r in data["results"]]
+    assert any("$" in a for a in firsts) and not any("\\" in a or "**" in a for a in firsts), firsts
     assert main(["eval", "--systems", "telepathy", "--data-dir", str(bench.settings.data_dir)]) == 2
 
 
