@@ -22,7 +22,7 @@ from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no
 from core.finance.requests import weighs_two_figures
 from core.finance.rows import prose_after_table
 from core.finance.vocabulary import LineItem, line_item_for, line_items_in
-from core.models import EVIDENCE_ID_RE, Evidence
+from core.models import EVIDENCE_ID_RE, Evidence, KnowledgeCard
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.retrieval.routing import company_forms
 from core.text.figures import find_figures, unsupported_figures
@@ -374,16 +374,18 @@ def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[Draf
     if not figures_stated:
         ordered, limit = anchors + others, ANSWER_SENTENCES
     else:
-        # A why needs the passages that explain; a yes or no, the sentence that says it (the figure backs it).
+        # A why needs the passages that explain; a yes or no, the sentence that says it (the figure backs it);
+        # a part whose own search found nothing, what the question as asked found.
         explained = asks_why(inputs.question) or asks_yes_no(inputs.question)
-        ordered = others + (anchors if explained else [])
+        unanswered = any(not any(_quotable(c) for c in s.cards) for s in others)
+        ordered = others + (anchors if explained or unanswered else [])
         limit = ANSWER_SENTENCES
     claims: list[DraftClaim] = []
     seen: set[str] = set()
     companies = {f.filing_id: f.company for f in inputs.filings} if len(inputs.filings) > 1 else {}
     for step in ordered:
         for card in step.cards[:1]:
-            if card.claim in seen or not card.evidence_ids or card.confidence < 0.5:
+            if card.claim in seen or not _quotable(card):
                 continue
             seen.add(card.claim)
             # With several filings, a passage's "we" and "the Company" need a name.
@@ -396,6 +398,11 @@ def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[Draf
         if len(claims) >= limit:
             break
     return claims
+
+
+def _quotable(card: KnowledgeCard) -> bool:
+    """Whether a step's card is sure and cited enough to answer its part in the opening paragraph."""
+    return bool(card.evidence_ids) and card.confidence >= 0.5
 
 
 def offline_write(inputs: WriterInput, deps: AgentDeps) -> ReportDraft:

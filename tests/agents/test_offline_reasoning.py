@@ -924,3 +924,42 @@ def test_where_a_matter_stands_is_read_from_its_newest_development() -> None:
     assert offline_distil(status, DEPS).cards[0].claim.startswith("On February 8, 2022")
     history = status.model_copy(update={"sub_question": "What happened in the securities class action?"})
     assert offline_distil(history, DEPS).cards[0].claim.startswith("On May 14, 2020")
+
+
+def test_a_part_whose_own_search_found_nothing_is_answered_by_the_question_as_asked() -> None:
+    """Beside a figure, a part's own search may find nothing while the search of the whole question found
+    its passage: the opening paragraph quotes that, rather than answer the figure alone."""
+    question = "How many employees did it have, and how does it describe its approach to pay?"
+    approach = _ev("S1-E1", "The Company believes that compensation should be competitive and equitable.")
+    anchor = _anchor(question, question, approach)
+    figure = StepDigest(
+        index=1,
+        sub_question="number of employees",
+        tool="calculator",
+        cards=[
+            KnowledgeCard(
+                claim="Number of employees (FY2023): 161,000",
+                evidence_ids=["S2-E1"],
+                statement="Number of employees was 161,000 in FY2023.",
+            )
+        ],
+    )
+    empty = StepDigest(
+        index=2,
+        sub_question="How does it describe its approach to pay?",
+        tool="search_10k",
+        query="approach to pay",
+    )
+    summary = offline_write(WriterInput(question=question, steps=[anchor, figure, empty]), DEPS).summary
+    assert summary.startswith("Number of employees was 161,000 in FY2023 [S2-E1].")
+    assert "competitive and equitable" in summary
+    found = empty.model_copy(
+        update={
+            "cards": [
+                KnowledgeCard(claim="Pay is reviewed every year.", evidence_ids=["S3-E1"], confidence=0.9)
+            ],
+            "evidence": [_ev("S3-E1", "Pay is reviewed every year.")],
+        }
+    )
+    summary = offline_write(WriterInput(question=question, steps=[anchor, figure, found]), DEPS).summary
+    assert "reviewed every year" in summary and "competitive and equitable" not in summary
