@@ -375,9 +375,12 @@ def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[Draf
         ordered, limit = anchors + others, ANSWER_SENTENCES
     else:
         # A why needs the passages that explain; a yes or no, the sentence that says it (the figure backs it);
-        # a part whose own search found nothing, what the question as asked found.
+        # a part in words whose own search found nothing, what the question as asked found (a question that
+        # asks for figures only has no such part, whatever its plan searched).
         explained = asks_why(inputs.question) or asks_yes_no(inputs.question)
-        unanswered = any(not any(_quotable(c) for c in s.cards) for s in others)
+        unanswered = asks_beyond_figures(inputs.question) and any(
+            not any(_quotable(c) for c in s.cards) for s in others
+        )
         ordered = others + (anchors if explained or unanswered else [])
         limit = ANSWER_SENTENCES
     claims: list[DraftClaim] = []

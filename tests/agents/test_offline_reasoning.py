@@ -963,3 +963,8 @@ def test_a_part_whose_own_search_found_nothing_is_answered_by_the_question_as_as
     )
     summary = offline_write(WriterInput(question=question, steps=[anchor, figure, found]), DEPS).summary
     assert "reviewed every year" in summary and "competitive and equitable" not in summary
+    # A question that asks for the figure only has no part in words, whatever its plan searched.
+    only = offline_write(
+        WriterInput(question="How many employees did it have?", steps=[anchor, figure, empty]), DEPS
+    )
+    assert not any("competitive" in claim.text for claim in only.answer), only.answer
