@@ -40,6 +40,10 @@ def _is_a_name(keyword: str, question: str | None, company: str | None) -> bool:
     return at > 0 and not re.search(r"[.?!:]\s*$", question[:at])
 
 
+#: A keyword that is a fiscal year ("2023", "FY2023", "fiscal 2023"; matched lower-cased); group 1 is the year.
+_YEAR_KEYWORD_RE = re.compile(rf"(?:fy|fiscal\s*)?({YEAR})")
+
+
 def missing_keywords(
     keywords: list[str], text: str, question: str | None = None, company: str | None = None
 ) -> list[str]:
@@ -55,7 +59,7 @@ def missing_keywords(
         low = keyword.lower()
         if len(low) < 3 or _UNIT_KEYWORD.fullmatch(low.strip()) or REASON_RE.search(low):
             continue  # "primarily due to" words a search for a reason; it is no topic to find
-        year = re.fullmatch(rf"(?:fy|fiscal\s*)?({YEAR})", low)
+        year = _YEAR_KEYWORD_RE.fullmatch(low)
         if year:
             if year.group(1) not in years:
                 missing.append(keyword)
@@ -208,7 +212,7 @@ def offline_reflect(inputs: ReflectInput, deps: AgentDeps) -> ResearchNote:
         keywords = inputs.keywords
         if not wants_numbers(inputs.sub_question):
             # A narrative part's year scopes the filing (its FY2023 10-K); its passages need not print it.
-            keywords = [k for k in keywords if not re.fullmatch(rf"(?:fy|fiscal\s*)?{YEAR}", k.strip(), re.I)]
+            keywords = [k for k in keywords if not _YEAR_KEYWORD_RE.fullmatch(k.strip().lower())]
         missing = missing_keywords(keywords, evidence, inputs.sub_question, inputs.company)
         if missing:
             open_questions.append("Not found in the evidence: " + ", ".join(missing))

@@ -194,8 +194,12 @@ def date_year(text: str) -> int | None:
 def dates_stated(text: str) -> list[date]:
     """Every full date `text` states ("On August 25, 2023, …" -> [2023-08-25]), in order."""
     found = []
-    for m in re.finditer(rf"\b({MONTHS})\s+(\d{{1,2}}),?\s+({YEAR})\b", text, re.I):
-        if (day := _safe_date(int(m.group(3)), month_number(m.group(1)), int(m.group(2)))) is not None:
+    for full in DATE_RE.finditer(text):
+        month_day = _MONTH_DAY_RE.match(full.group(0))
+        if month_day is None:
+            continue
+        day = _safe_date(int(full.group(1)), month_number(month_day.group(1)), int(month_day.group(2)))
+        if day is not None:
             found.append(day)
     return found
 
