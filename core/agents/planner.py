@@ -280,8 +280,8 @@ def _narrative_steps(
                     text = f"{text} ({company})"
             item = item_for(text)
             if has_figures and not beside and item in (None, "Item 8") and asks_for_reason(text):
-                # What drove a figure is discussed in MD&A; a topic beside it ("how it describes its approach
-                # to its people") anywhere.
+                # What drove a figure is discussed in MD&A; any other clause keeps the Item its words name
+                # (none for "how it describes its approach to its people": the whole filing).
                 item = "Item 7"
             steps.append(
                 DraftStep(
