@@ -173,6 +173,11 @@ def claims(answer: str) -> list[tuple[str, list[int]]]:
     return out
 
 
+#: A formula's constant in a working, not a figure read: a bare small whole number it divides or multiplies by
+#: ("/ 2" of an average, "× 4" of a quarter), or the days of a year or the hundred it multiplies ("365 × …").
+_FORMULA_CONSTANT_RE = re.compile(r"(?<=[/×*])\s*\d{1,2}\b(?![.,]\d)|(?<![\d,.])\b(?:365|360|100)\s*(?=[×*])")
+
+
 def claim_supported(claim: str, cited: list[str], computed: list[Quantity] | None = None) -> bool:
     """The cited passages hold the claim's figures (its inputs, for a computed figure) and most of its words.
     `computed`: figures the answer computed with a supported working; a sentence restating one is supported by
@@ -185,6 +190,8 @@ def claim_supported(claim: str, cited: list[str], computed: list[Quantity] | Non
         # A step's summary prints the same figure with its dashes made plain ("… +44.0% - FY2024: …").
         working = re.split(r" [—-] ", claim, maxsplit=1)[-1]
         claim = " ".join(part.split(" = ")[0] for part in working.split(";"))
+        # The formula's own constants are no inputs: "/ 2" of an average of two balances, "× 4" of a quarter.
+        claim = _FORMULA_CONSTANT_RE.sub(" ", claim)
     stated = quantities(claim)
     # A table's cell is in the unit its title states ("in millions"): "26.974 billion" is its "26,974".
     available = [

@@ -141,6 +141,23 @@ def test_faithfulness_and_citation_validity():
         "## Answer\n\n- **Ratio: 20.78** — 32,765 / 1,577 = 20.78 [1][2]\n", {1: ("c1", "a"), 2: ("c2", "b")}
     )
     assert faithfulness(computed, chunks) == 1.0
+    # An average's "/ 2" is the formula's, not a figure the passages must hold; an input they lack still fails.
+    averaged = _answer(
+        "## Answer\n\nRatio was 20.78 in FY2018 [1][2].\n\n- **Ratio (FY2018): 20.78** — 32,765 / ((1,577 + 1,577) / 2)"
+        " = 20.78 [1][2]\n",
+        {1: ("c1", "a"), 2: ("c2", "b")},
+    )
+    assert faithfulness(averaged, chunks) == 1.0
+    unread = _answer(
+        "## Answer\n\n- **Ratio (FY2018): 20.78** — 32,765 / ((1,577 + 1,500) / 2) = 21.29 [1][2]\n",
+        {1: ("c1", "a"), 2: ("c2", "b")},
+    )
+    assert faithfulness(unread, chunks) == 0.0
+    days = _answer(
+        "## Answer\n\n- **Days (FY2018): 17.57 days** — 365 × 1,577 / 32,765 = 17.57 days [1][2]\n",
+        {1: ("c1", "a"), 2: ("c2", "b")},
+    )
+    assert faithfulness(days, chunks) == 1.0
     # A step's summary prints the same computed figure with a plain dash before its working.
     summarised = _answer(
         "## Answer\n\n- Ratio: 20.78, up $31,188 - 32,765 / 1,577 = 20.78 [1][2]\n",
