@@ -279,10 +279,10 @@ def _narrative_steps(
                 if not replaced:
                     text = f"{text} ({company})"
             item = item_for(text)
-            if has_figures and not beside and item in (None, "Item 8") and asks_for_reason(text):
-                # What drove a figure is discussed in MD&A; any other clause keeps the Item its words name
-                # (none for "how it describes its approach to its people": the whole filing).
-                item = "Item 7"
+            if has_figures and not beside and item in (None, "Item 8"):
+                # What drove a figure is discussed in MD&A. Any other clause beside figures searches the whole
+                # filing: the statements (Item 8) print the figures, not a ratio or a description restated.
+                item = "Item 7" if asks_for_reason(text) else None
             steps.append(
                 DraftStep(
                     sub_question=as_question(text),
