@@ -12,7 +12,7 @@ from core.agents.contracts import DistilInput, Distillation
 from core.agents.contradictions import find_conflict
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.question import AMOUNT_RE, asks_current_status, asks_for_reason
-from core.finance.rows import read_rows, rendered_rows
+from core.finance.rows import cited_rows
 from core.models import KnowledgeCard
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
 from core.text.figures import find_figures
@@ -125,13 +125,7 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
         if numeric:
             # PDF tables come out as lines of "label value value", HTML tables as Markdown rows: each
             # labelled row is a citable fact (the same row in two tables, segment note and MD&A, once).
-            pdf_rows = read_rows(ev.text) if "|" not in ev.text else []
-            rows = [(r.text, r.text, r.label, r.caption) for r in pdf_rows if len(r.text) <= 300]
-            rows += [
-                (r.rendered, f"{r.label.lower()}|{'|'.join(r.values)}", r.label, r.caption)
-                for r in rendered_rows(ev.text)
-            ]
-            for text, key, row_label, row_caption in rows:
+            for text, key, row_label, row_caption in cited_rows(ev.text):
                 if text in seen or key in seen:
                     continue
                 seen.update({text, key})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from core.agents.base import AgentDeps
 from core.agents.clauses import asks_beyond_figures
@@ -18,15 +19,15 @@ from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.arithmetic import CalculationError, figure_value, growth_rate
 from core.finance.compute import states_amount_change, verb_for, yes_or_no
-from core.finance.question import FEWEST_RE, RANKING_RE, asks_why, asks_yes_no
+from core.finance.question import FEWEST_RE, RANKING_RE, asks_current_status, asks_why, asks_yes_no
 from core.finance.requests import weighs_two_figures
-from core.finance.rows import prose_after_table
+from core.finance.rows import cited_rows, prose_after_table
 from core.finance.vocabulary import LineItem, line_item_for, line_items_in
 from core.models import EVIDENCE_ID_RE, Evidence, KnowledgeCard
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.retrieval.routing import company_forms
 from core.text.figures import find_figures, unsupported_figures
-from core.text.periods import without_time_expressions
+from core.text.periods import dates_stated, without_time_expressions
 from core.text.reasons import explanation_with_continuation, reason_score, what_changed
 from core.text.sentences import split_sentences
 from core.text.tokens import content_terms
@@ -393,6 +394,8 @@ def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[Draf
             seen.add(card.claim)
             # With several filings, a passage's "we" and "the Company" need a name.
             source = next((e for e in step.evidence if e.evidence_id == card.evidence_ids[0]), None)
+            if figures_stated and source is not None and _is_row(card.claim, source.text):
+                continue  # the figures answer in figures: a row of a table is their evidence, not the filing's words
             owner = companies.get(source.filing_id or "") if source else None
             # The answer quotes the sentence, not a PDF table that ran into it (the step lists the claim whole).
             claim = prose_after_table(card.claim)
@@ -400,7 +403,32 @@ def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[Draf
             claims.append(DraftClaim(text=text, evidence_ids=card.evidence_ids[:2]))
         if len(claims) >= limit:
             break
+    if asks_current_status(inputs.question):
+        newest = _newest_development(inputs.steps)
+        if newest is not None:
+            # Where a matter stands is its newest development: it leads, whichever search found it.
+            claims = [newest, *(c for c in claims if c.text != newest.text)][:limit]
     return claims
+
+
+def _is_row(claim: str, passage: str) -> bool:
+    """Whether a card's claim is one of its passage's table rows (as the distiller cites them)."""
+    return any(claim == row for row, *_ in cited_rows(passage))
+
+
+def _newest_development(steps: list[StepDigest]) -> DraftClaim | None:
+    """The quotable card, of the searches that read text (reading on included), that states the latest full
+    date ("… and on January 25, 2022, the court denied …"); None when no card states one."""
+    best: tuple[date, DraftClaim] | None = None
+    for step in steps:
+        if step.tool != "search_10k" or (step.reason or "").startswith(FIGURE_REASON):
+            continue
+        for card in step.cards:
+            stated = dates_stated(card.claim) if _quotable(card) else []
+            if stated and (best is None or max(stated) > best[0]):
+                claim = DraftClaim(text=prose_after_table(card.claim), evidence_ids=card.evidence_ids[:2])
+                best = (max(stated), claim)
+    return best[1] if best else None
 
 
 def _quotable(card: KnowledgeCard) -> bool:

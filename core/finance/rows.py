@@ -735,6 +735,18 @@ def rendered_rows(text: str) -> list[RenderedRow]:
     return rows
 
 
+def cited_rows(text: str) -> list[tuple[str, str, str, str]]:
+    """(claim, key, label, caption) of each row of figures in a passage, as a knowledge card cites it: a PDF
+    table's line as printed (in a passage without Markdown tables), a Markdown table's row as rendered. The
+    key is the same for the same row printed in two tables (segment note and MD&A)."""
+    pdf_rows = read_rows(text) if "|" not in text else []
+    rows = [(r.text, r.text, r.label, r.caption) for r in pdf_rows if len(r.text) <= 300]
+    return rows + [
+        (r.rendered, f"{r.label.lower()}|{'|'.join(r.values)}", r.label, r.caption)
+        for r in rendered_rows(text)
+    ]
+
+
 #: A word among a row's figures: prose that reads like a row ("… increased $202.0 million, or 14%, in 2021").
 _WORD_AFTER_LABEL_RE = re.compile(r"[A-Za-z]{3,}")
 

@@ -75,14 +75,25 @@ def what_changed(sentence: str, passage: str) -> str:
     return before
 
 
+#: A sentence that weighs what offset the change the sentence before it explains ("These increases were
+#: partially offset by …", "This was partly offset by …", "Partially offsetting the increase …").
+_OFFSETS_THE_CHANGE_RE = re.compile(
+    r"^(?:(?:the|this|these|that|those)\b[^.]{0,40}?\b(?:was|were|is|are)\s+(?:\w+\s+)?offset\b"
+    r"|(?:partially|partly)\s+offset(?:ting|s)?\b|offsetting\b)",
+    re.I,
+)
+
+
 def explanation_with_continuation(sentence: str, passage: str) -> str:
-    """`sentence` and, when the sentence after it in `passage` carries the explanation on (gives a reason and
-    states no change of its own: "Data Center revenue was up 171% …, led by CSPs …. Strong demand for the HGX
-    platform … was primarily driven by …"), that one too, as the passage prints them."""
+    """`sentence` and, when the sentence after it in `passage` carries the explanation on, that one too, as
+    the passage prints them: it gives a reason and states no change of its own ("Data Center revenue was up
+    171% …, led by CSPs …. Strong demand for the HGX platform … was primarily driven by …"), or it says what
+    offset the change ("These increases were offset by …": its own change is part of the explanation)."""
     sentences, at = _located(sentence, passage)
     if at is None or at + 1 >= len(sentences):
         return sentence
     following = sentences[at + 1]
-    if REASON_RE.search(following) is None or _CHANGE_RE.search(following) or not following.endswith("."):
+    carries_on = REASON_RE.search(following) is not None and not _CHANGE_RE.search(following)
+    if not following.endswith(".") or not (carries_on or _OFFSETS_THE_CHANGE_RE.match(following)):
         return sentence
     return f"{sentence.rstrip()} {following}"

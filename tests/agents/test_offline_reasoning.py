@@ -19,6 +19,7 @@ from core.agents.rewriter import offline_rewrite
 from core.agents.writer import offline_write
 from core.citations import validate_answer
 from core.config import Settings
+from core.finance.rows import cited_rows
 from core.models import Evidence, KnowledgeCard
 from core.text.escape import escape_markdown
 
@@ -606,6 +607,14 @@ def test_an_explanation_the_filing_carries_into_the_next_sentence_is_quoted_whol
         f"The filing explains: “{led_by.rstrip('.')}” and “{because.rstrip('.')}” [S1-E1]."
     )
     assert draft_for(f"{led_by} {other}") == f"The filing explains: “{led_by.rstrip('.')}” [S1-E1]."
+    # What offset the change is part of its explanation, though it states a change of its own.
+    offset = "These increases were partially offset by higher customer incentives recorded as a reduction to revenue."
+    assert draft_for(f"{led_by} {offset} {other}") == (
+        f"The filing explains: “{led_by.rstrip('.')}” and “{offset.rstrip('.')}” [S1-E1]."
+    )
+    # A sentence that merely begins with "The" and names another offset is not this change's.
+    unrelated = "The company offset its currency exposure with forward contracts that increased in 2024."
+    assert draft_for(f"{led_by} {unrelated}") == f"The filing explains: “{led_by.rstrip('.')}” [S1-E1]."
 
 
 def test_a_part_that_asks_for_words_is_answered_in_the_paragraph_beside_the_figures() -> None:
@@ -968,3 +977,66 @@ def test_a_part_whose_own_search_found_nothing_is_answered_by_the_question_as_as
         WriterInput(question="How many employees did it have?", steps=[anchor, figure, empty]), DEPS
     )
     assert not any("competitive" in claim.text for claim in only.answer), only.answer
+
+
+def test_a_question_on_where_a_matter_stands_opens_with_its_newest_development() -> None:
+    """The question as asked found how the case began; reading on found what the court did since: the
+    opening quotes the latest dated development, whichever step found it. Asked what the case alleges, the
+    opening keeps the question's own best passage."""
+    began = _ev(
+        "S1-E1",
+        "Beginning in April 2019, several class actions were filed against the Company alleging violations.",
+    )
+    since = _ev(
+        "S2-E1",
+        "The court certified the class on August 20, 2021, and on January 25, 2022, the court stayed the state case.",
+    )
+    older = _ev(
+        "S2-E2", "On April 2, 2019, the Company completed its initial public offering of Class A shares."
+    )
+
+    def step(index: int, origin: str, evidence: list[Evidence], question: str) -> StepDigest:
+        return StepDigest(
+            index=index, sub_question=question, tool="search_10k", origin=origin, query=question,
+            cards=[KnowledgeCard(claim=e.text, evidence_ids=[e.evidence_id], confidence=0.9) for e in evidence],
+            evidence=evidence,
+        )  # fmt: skip
+
+    def opening(question: str) -> str:
+        steps = [step(0, "anchor", [began], question), step(1, "reflection", [older, since], question)]
+        return offline_write(WriterInput(question=question, steps=steps), DEPS).summary
+
+    assert opening("What's the status of the securities litigation against the Company?").startswith(
+        "The filing states: “The court certified the class on August 20, 2021, and on January 25, 2022"
+    )
+    assert opening("What does the securities litigation against the Company allege?").startswith(
+        "The filing states: “Beginning in April 2019"
+    )
+
+
+def test_with_the_figures_stated_a_table_row_is_not_quoted_as_the_filings_words() -> None:
+    """A search for the why found a table's row first: the figures already answer in figures, so the answer
+    quotes the explanation, not the row (the step still lists it). With no figure stated, the row stays."""
+    table = "| (in millions) | 2024 | 2023 |\n|---|---|---|\n| Total net sales | 391,035 | 383,285 |"
+    row_passage = _ev("S1-E1", table)
+    (row,) = [claim for claim, *_ in cited_rows(table)]
+    reason = _ev("S1-E2", "Services net sales increased during 2024 due primarily to higher advertising sales.")
+    question = "How much did Services revenue grow in fiscal 2024, and why?"
+    search = StepDigest(
+        index=0, sub_question="Why did Services revenue grow?", tool="search_10k", origin="planner",
+        query="Services revenue drivers", evidence=[row_passage, reason],
+        cards=[KnowledgeCard(claim=row, evidence_ids=["S1-E1"], confidence=0.9),
+               KnowledgeCard(claim=reason.text, evidence_ids=["S1-E2"], confidence=0.8)],
+    )  # fmt: skip
+    figure = StepDigest(
+        index=1, sub_question="Services revenue growth", tool="calculator",
+        cards=[KnowledgeCard(
+            claim="Services revenue: FY2023 $85,200 million, FY2024 $96,169 million; change +$10,969 million, "
+            "+12.9% — 96,169 − 85,200 = 10,969", evidence_ids=["S2-E1"],
+        )],
+    )  # fmt: skip
+    with_figure = offline_write(WriterInput(question=question, steps=[search, figure]), DEPS)
+    assert all(claim.text != row for claim in with_figure.answer)
+    assert any("96,169" in claim.text for claim in with_figure.answer)
+    without = offline_write(WriterInput(question=question, steps=[search]), DEPS)
+    assert any(claim.text == row for claim in without.answer)
