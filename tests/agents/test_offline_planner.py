@@ -254,6 +254,19 @@ def test_only_the_why_beside_a_figure_is_sent_to_mdna() -> None:
     assert searches[why] == "Item 7" and searches[people] is None, searches
 
 
+def test_a_figure_restated_in_words_beside_its_lookups_searches_the_whole_filing() -> None:
+    """A ratio the statements do not print, asked again in words beside the lookups of its inputs, is searched
+    in the whole filing (where MD&A or a note may state it), not in the statements its words point to."""
+    plan = _plan(
+        "What is the FY2023 fixed asset turnover ratio for NVIDIA? Fixed asset turnover ratio is defined as: "
+        "FY2023 revenue / (average PP&E between FY2022 and FY2023). Base your judgments on the information "
+        "provided primarily in the statement of income and the statement of financial position."
+    )
+    (restated,) = [s for s in plan.steps if s.tool == "search_10k" and s.reason is None]
+    assert "turnover ratio" in restated.sub_question and restated.document_section is None
+    assert {s.document_section for s in plan.steps if s.reason} == {"Item 8"}  # the lookups read statements
+
+
 def test_the_figure_a_clause_names_is_of_the_part_its_heading_or_clause_names():
     from core.agents.clauses import figure_named
 
