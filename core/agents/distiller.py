@@ -324,10 +324,17 @@ def offline_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
     top = chosen[0][0].score if chosen else 1.0
     # Weak runners-up dilute an answer: keep cards within reach of the best one.
     chosen = [c for c in chosen if c[0].score >= _RELATIVE_FLOOR * top]
+    newest = _newest_development(inputs, sentences, chosen, known)
+    vouched = min((c.score for c, _ in chosen), default=0.0)
+    if newest is not None:
+        # Where a matter stands is its newest development, though it may not name the matter ("… the court
+        # denied the motion"): a passage that answers the question vouches for it.
+        chosen = [*chosen[: inputs.max_cards - 1], (newest, [newest.evidence_id])]
     pool = [(s.text, s.evidence_id) for s in sentences]
     cards = []
     for s, ids in chosen:
-        confidence = 0.3 + 0.5 * (s.score / top if top > 0 else 0) + (0.1 if len(ids) > 1 else 0.0)
+        score = max(s.score, vouched) if s is newest else s.score
+        confidence = 0.3 + 0.5 * (score / top if top > 0 else 0) + (0.1 if len(ids) > 1 else 0.0)
         conflict = find_conflict(s.text, s.evidence_id, pool)
         cards.append(
             KnowledgeCard(
@@ -339,6 +346,33 @@ def offline_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
             )
         )
     return Distillation(cards=cards)
+
+
+def _newest_development(
+    inputs: DistilInput,
+    sentences: list[_Sentence],
+    chosen: list[tuple[_Sentence, list[str]]],
+    known: list[set[str]],
+) -> _Sentence | None:
+    """For a question on where a matter stands, the prose sentence with the latest full date in the passages
+    the chosen cards quote, when no card states it yet; else None."""
+    if not chosen or not asks_current_status(inputs.sub_question):
+        return None
+    passages = {ids[0] for _, ids in chosen}
+    dated = [
+        (max(stated), s)
+        for s in sentences
+        if s.label_terms is None and s.evidence_id in passages and (stated := dates_stated(s.text))
+    ]
+    if not dated:
+        return None
+    latest, sentence = max(dated, key=lambda d: d[0])
+    already = {s.text for s, _ in chosen}
+    if sentence.text in already or any(jaccard(sentence.terms, k) >= _DUPLICATE for k in known):
+        return None
+    if any(max(dates_stated(s.text), default=latest) >= latest for s, _ in chosen if dates_stated(s.text)):
+        return None  # a card states a development as new already
+    return sentence
 
 
 def llm_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:

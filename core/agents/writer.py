@@ -29,7 +29,7 @@ from core.retrieval.routing import company_forms
 from core.text.figures import find_figures, unsupported_figures
 from core.text.periods import dates_stated, without_time_expressions
 from core.text.reasons import explanation_with_continuation, reason_score, what_changed
-from core.text.sentences import split_sentences
+from core.text.sentences import sentence_before, split_sentences
 from core.text.tokens import content_terms
 
 MAX_CLAIMS_PER_STEP = 4
@@ -143,11 +143,7 @@ def answer_paragraph(
         # An explanation the filing carries over two sentences is quoted as one: "“…, led by CSPs …” and “Strong
         # demand for … was primarily driven by …”" (each quote is the filing's words, the citation covers both).
         # Each figure whose change was asked gets its own explanation, cited where it is quoted.
-        explained = [
-            " and ".join(f"“{q.strip().rstrip('.;')}”" for q in split_sentences(r.text) or [r.text])
-            + f" [{', '.join(dict.fromkeys(r.evidence_ids))}]"
-            for r in reasons
-        ]
+        explained = [_quoted(r.text) + f" [{', '.join(dict.fromkeys(r.evidence_ids))}]" for r in reasons]
         sentences.append(f"The filing explains: {'; and '.join(explained)}.")
     elif why and stated_figures:
         companies = {form for f in inputs.filings for form in company_forms(f.company)}
@@ -157,8 +153,7 @@ def answer_paragraph(
     elif narrative and (not stated_figures or asks_beyond_figures(inputs.question)):
         # A part that asks for words, not a figure ("… and what risks does it see?"), or a why asked after no
         # figure ("… and what impact could they have?"): the filing's own words on the matter.
-        quote = narrative[0].text.strip().rstrip(".")
-        sentences.append(cited(f"The filing states: “{quote}”", narrative[0].evidence_ids))
+        sentences.append(cited(f"The filing states: {_quoted(narrative[0].text)}", narrative[0].evidence_ids))
     return " ".join(sentences)
 
 
@@ -416,18 +411,29 @@ def _is_row(claim: str, passage: str) -> bool:
     return any(claim == row for row, *_ in cited_rows(passage))
 
 
+def _quoted(text: str) -> str:
+    """The filing's words in quotation marks, a sentence to a quote: “…” and “…” (one citation covers them)."""
+    return " and ".join(f"“{q.strip().rstrip('.;')}”" for q in split_sentences(text) or [text])
+
+
 def _newest_development(steps: list[StepDigest]) -> DraftClaim | None:
     """The quotable card, of the searches that read text (reading on included), that states the latest full
-    date ("… and on January 25, 2022, the court denied …"); None when no card states one."""
+    date ("NVIDIA's deadline to file a petition … is March 4, 2024"), read with the sentence before it when
+    that one is dated too (the development it follows: "On December 5, 2023, the Ninth Circuit granted …");
+    None when no card states a date."""
     best: tuple[date, DraftClaim] | None = None
     for step in steps:
         if step.tool != "search_10k" or (step.reason or "").startswith(FIGURE_REASON):
             continue
+        passages = {e.evidence_id: e.text for e in step.evidence}
         for card in step.cards:
             stated = dates_stated(card.claim) if _quotable(card) else []
-            if stated and (best is None or max(stated) > best[0]):
-                claim = DraftClaim(text=prose_after_table(card.claim), evidence_ids=card.evidence_ids[:2])
-                best = (max(stated), claim)
+            if not stated or (best is not None and max(stated) <= best[0]):
+                continue
+            claim = prose_after_table(card.claim)
+            before = sentence_before(claim, passages.get(card.evidence_ids[0], ""))
+            text = f"{before} {claim}" if before and dates_stated(before) else claim
+            best = (max(stated), DraftClaim(text=text, evidence_ids=card.evidence_ids[:2]))
     return best[1] if best else None
 
 

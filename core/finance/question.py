@@ -174,7 +174,7 @@ def asks_for_reason(text: str) -> bool:
 
 #: Where a matter stands now: "What's the status of …", "Where does the class action stand", "the latest on".
 _CURRENT_STATUS_RE = re.compile(
-    r"\bstatus\b|\bwhere\b.{0,120}\bstand(?:s|ing)?\b|\bstand(?:s)? (?:now|today)\b|\blatest (?:on|developments?)\b"
+    r"(?<!-)\bstatus\b|\bwhere\b.{0,120}\bstand(?:s|ing)?\b|\bstand(?:s)? (?:now|today)\b|\blatest (?:on|developments?)\b"
     r"|\bso far\b|\bto date\b|\bcurrently\b|\bpending\b",
     re.I,
 )
@@ -182,7 +182,8 @@ _CURRENT_STATUS_RE = re.compile(
 
 def asks_current_status(text: str) -> bool:
     """True when the question asks where a matter stands ("What's the status of the IPO litigation?",
-    "Where does the class action stand?"): its newest development answers it, not its history."""
+    "Where does the class action stand?"): its newest development answers it, not its history. A status in a
+    name ("the driver-status case") asks nothing of the kind."""
     return bool(_CURRENT_STATUS_RE.search(text))
 
 

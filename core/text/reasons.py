@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from core.text.sentences import split_sentences
+from core.text.sentences import located, sentence_before
 from core.text.tokens import content_terms
 
 #: Where a sentence gives a reason ("driven by", "due to", "reflecting", "as a result of").
@@ -47,22 +47,10 @@ def reason_score(sentence: str, passage: str, subject: set[str]) -> float:
     score: float = len(subject & set(content_terms(sentence[: because.start()])))
     if score or not _THE_CHANGE_RE.match(sentence):
         return score
-    named = subject & set(content_terms(_sentence_before(sentence, passage)))
+    named = subject & set(content_terms(sentence_before(sentence, passage)))
     if len(named) * 2 >= len(subject):
         return len(named) + 0.5
     return 0.5 if subject <= set(content_terms(passage)) else 0.0
-
-
-def _located(sentence: str, passage: str) -> tuple[list[str], int | None]:
-    """The passage's sentences and the position of `sentence` among them (None when it is not found)."""
-    sentences = split_sentences(passage)
-    return sentences, next((i for i, text in enumerate(sentences) if sentence[:40] in text), None)
-
-
-def _sentence_before(sentence: str, passage: str) -> str:
-    """The sentence before `sentence` in `passage` ('' when it is the first or not found)."""
-    sentences, at = _located(sentence, passage)
-    return sentences[at - 1] if at else ""
 
 
 def what_changed(sentence: str, passage: str) -> str:
@@ -71,7 +59,7 @@ def what_changed(sentence: str, passage: str) -> str:
     because = REASON_RE.search(sentence)
     before = sentence[: because.start()] if because else sentence
     if _THE_CHANGE_RE.match(sentence):
-        return f"{_sentence_before(sentence, passage)} {before}".strip()
+        return f"{sentence_before(sentence, passage)} {before}".strip()
     return before
 
 
@@ -89,7 +77,7 @@ def explanation_with_continuation(sentence: str, passage: str) -> str:
     the passage prints them: it gives a reason and states no change of its own ("Data Center revenue was up
     171% …, led by CSPs …. Strong demand for the HGX platform … was primarily driven by …"), or it says what
     offset the change ("These increases were offset by …": its own change is part of the explanation)."""
-    sentences, at = _located(sentence, passage)
+    sentences, at = located(sentence, passage)
     if at is None or at + 1 >= len(sentences):
         return sentence
     following = sentences[at + 1]

@@ -79,6 +79,18 @@ def split_sentences(text: str) -> list[str]:
 _BULLETS = "•●▪◦"
 
 
+def located(sentence: str, passage: str) -> tuple[list[str], int | None]:
+    """The passage's sentences and the position of `sentence` among them (None when it is not found)."""
+    sentences = split_sentences(passage)
+    return sentences, next((i for i, text in enumerate(sentences) if sentence[:40] in text), None)
+
+
+def sentence_before(sentence: str, passage: str) -> str:
+    """The sentence before `sentence` in `passage` ('' when it is the first or not found)."""
+    sentences, at = located(sentence, passage)
+    return sentences[at - 1] if at else ""
+
+
 def list_item_lead_ins(text: str, sentences: list[str]) -> list[str | None]:
     """For each of `text`'s sentences (as `split_sentences` returns them), the sentence that introduces the
     list it is an item of ("Our current competitors include:"), "" for an item whose lead-in is outside the

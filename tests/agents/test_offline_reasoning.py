@@ -933,6 +933,9 @@ def test_where_a_matter_stands_is_read_from_its_newest_development() -> None:
     assert offline_distil(status, DEPS).cards[0].claim.startswith("On February 8, 2022")
     history = status.model_copy(update={"sub_question": "What happened in the securities class action?"})
     assert offline_distil(history, DEPS).cards[0].claim.startswith("On May 14, 2020")
+    # A status in a matter's name is no question on where it stands.
+    named = status.model_copy(update={"sub_question": "What happened in the driver-status class action?"})
+    assert offline_distil(named, DEPS).cards[0].claim.startswith("On May 14, 2020")
 
 
 def test_a_part_whose_own_search_found_nothing_is_answered_by_the_question_as_asked() -> None:
@@ -1020,7 +1023,9 @@ def test_with_the_figures_stated_a_table_row_is_not_quoted_as_the_filings_words(
     table = "| (in millions) | 2024 | 2023 |\n|---|---|---|\n| Total net sales | 391,035 | 383,285 |"
     row_passage = _ev("S1-E1", table)
     (row,) = [claim for claim, *_ in cited_rows(table)]
-    reason = _ev("S1-E2", "Services net sales increased during 2024 due primarily to higher advertising sales.")
+    reason = _ev(
+        "S1-E2", "Services net sales increased during 2024 due primarily to higher advertising sales."
+    )
     question = "How much did Services revenue grow in fiscal 2024, and why?"
     search = StepDigest(
         index=0, sub_question="Why did Services revenue grow?", tool="search_10k", origin="planner",
@@ -1040,3 +1045,37 @@ def test_with_the_figures_stated_a_table_row_is_not_quoted_as_the_filings_words(
     assert any("96,169" in claim.text for claim in with_figure.answer)
     without = offline_write(WriterInput(question=question, steps=[search]), DEPS)
     assert any(claim.text == row for claim in without.answer)
+
+
+def test_a_status_reads_the_newest_dated_sentence_of_a_passage_that_answers_it() -> None:
+    """The passage that names the class action ends with a development that does not name it: asked where
+    the matter stands, that sentence becomes a card too (and the opening quotes it); asked what happened,
+    the cards are the passage's sentences on the matter."""
+    text = (
+        "On May 14, 2020, the court in the securities class action granted in part the Company's motion to "
+        "dismiss the consolidated complaint. The plaintiffs in the securities class action appealed the "
+        "dismissal to the Ninth Circuit. The Company's deadline to file a petition for a writ of certiorari "
+        "is March 4, 2024."
+    )
+    evidence = [_ev("S1-E1", text)]
+    question = "What's the status of the securities class action?"
+    cards = offline_distil(DistilInput(sub_question=question, evidence=evidence), DEPS).cards
+    assert any(c.claim.startswith("The Company's deadline") for c in cards)
+    step = StepDigest(
+        index=0, sub_question=question, tool="search_10k", origin="anchor", query=question, cards=cards,
+        evidence=evidence,
+    )  # fmt: skip
+    summary = offline_write(WriterInput(question=question, steps=[step]), DEPS).summary
+    # Read with the development before it, when that one is dated too.
+    assert summary.startswith("The filing states: “The Company's deadline to file a petition")
+    dated = text.replace("The plaintiffs in", "On August 25, 2023, the plaintiffs in")
+    evidence = [_ev("S1-E1", dated)]
+    cards = offline_distil(DistilInput(sub_question=question, evidence=evidence), DEPS).cards
+    step = step.model_copy(update={"cards": cards, "evidence": evidence})
+    summary = offline_write(WriterInput(question=question, steps=[step]), DEPS).summary
+    assert summary.startswith(
+        "The filing states: “On August 25, 2023, the plaintiffs in the securities class action appealed the "
+        "dismissal to the Ninth Circuit” and “The Company's deadline to file"
+    ), summary
+    history = DistilInput(sub_question="What happened in the securities class action?", evidence=evidence)
+    assert not any(c.claim.startswith("The Company's deadline") for c in offline_distil(history, DEPS).cards)
