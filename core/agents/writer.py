@@ -412,8 +412,15 @@ def _is_row(claim: str, passage: str) -> bool:
 
 
 def _quoted(text: str) -> str:
-    """The filing's words in quotation marks, a sentence to a quote: “…” and “…” (one citation covers them)."""
-    return " and ".join(f"“{q.strip().rstrip('.;')}”" for q in split_sentences(text) or [text])
+    """The filing's words in quotation marks, a sentence to a quote: “…” and “…” (one citation covers them).
+    Only a sentence's end starts another quote: a table row's cells or a list's items stay in one."""
+    quotes: list[str] = []
+    for piece in split_sentences(text) or [text]:
+        if quotes and not quotes[-1].rstrip().endswith((".", "!", "?")):
+            quotes[-1] = f"{quotes[-1].rstrip()} {piece.strip()}"
+        else:
+            quotes.append(piece.strip())
+    return " and ".join(f"“{q.rstrip('.;')}”" for q in quotes)
 
 
 def _newest_development(steps: list[StepDigest]) -> DraftClaim | None:

@@ -160,15 +160,35 @@ def headline(answer: str) -> str:
     return body[: m.start()] if m else body.split("\n\n", 1)[0]
 
 
+#: A quotation in an answer's paragraph: one claim, with the citation after it, whatever it quotes.
+_QUOTATION_RE = re.compile(r"“[^”]*”")
+
+
+def _paragraph_sentences(text: str) -> list[str]:
+    """A paragraph's sentences, a quotation kept whole ("The filing states: “Cell: 1; cell: 2” [1]." is one
+    sentence, not one per quoted clause)."""
+    quotations: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        quotations.append(match.group(0))
+        return f"\x00{len(quotations) - 1}\x00"
+
+    held = _QUOTATION_RE.sub(hold, text)
+    return [
+        re.sub(r"\x00(\d+)\x00", lambda m: quotations[int(m.group(1))], sentence)
+        for sentence in split_sentences(held) or [held]
+    ]
+
+
 def claims(answer: str) -> list[tuple[str, list[int]]]:
     """(claim text, citation numbers) for each claim of the answer: each bullet, and each sentence of a
-    paragraph (with the citations it carries)."""
+    paragraph (with the citations it carries; a quotation is not split)."""
     out: list[tuple[str, list[int]]] = []
     for line in answer_body(answer).splitlines():
         text = line.strip()
         if not text or text.startswith("#") or (text.startswith("_") and text.endswith("_")):
             continue
-        parts = [text] if text.startswith(("-", "*")) else split_sentences(text) or [text]
+        parts = [text] if text.startswith(("-", "*")) else _paragraph_sentences(text)
         out += [(CITATION_MARK.sub("", p).strip("-* ").strip(), cited_numbers(p)) for p in parts]
     return out
 

@@ -1079,3 +1079,16 @@ def test_a_status_reads_the_newest_dated_sentence_of_a_passage_that_answers_it()
     ), summary
     history = DistilInput(sub_question="What happened in the securities class action?", evidence=evidence)
     assert not any(c.claim.startswith("The Company's deadline") for c in offline_distil(history, DEPS).cards)
+
+
+def test_a_quoted_table_row_stays_one_quote() -> None:
+    """Only a sentence's end starts another quote: a row's cells, separated by semicolons, are one."""
+    table = "| (in millions) | 2023 | 2022 |\n|---|---|---|\n| Greater China | 72,559 | 74,200 |"
+    (row,) = [claim for claim, *_ in cited_rows(table)]
+    question = "What were Greater China net sales?"
+    step = StepDigest(
+        index=0, sub_question=question, tool="search_10k", origin="anchor", query=question,
+        evidence=[_ev("S1-E1", table)], cards=[KnowledgeCard(claim=row, evidence_ids=["S1-E1"], confidence=0.9)],
+    )  # fmt: skip
+    summary = offline_write(WriterInput(question=question, steps=[step]), DEPS).summary
+    assert summary == f"The filing states: “{row}” [S1-E1].", summary

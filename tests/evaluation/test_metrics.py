@@ -158,6 +158,13 @@ def test_faithfulness_and_citation_validity():
         {1: ("c1", "a"), 2: ("c2", "b")},
     )
     assert faithfulness(days, chunks) == 1.0
+    # A quoted table row in the paragraph is one claim with its citation, not a claim per cell.
+    quoted_row = _answer(
+        "## Answer\n\nThe filing states: “Capital expenditures were $1,577 million in 2018; Revenue was $32,765 "
+        "million” [1][2].\n",
+        {1: ("c1", "a"), 2: ("c2", "b")},
+    )
+    assert faithfulness(quoted_row, chunks) == 1.0
     # A step's summary prints the same computed figure with a plain dash before its working.
     summarised = _answer(
         "## Answer\n\n- Ratio: 20.78, up $31,188 - 32,765 / 1,577 = 20.78 [1][2]\n",
