@@ -161,7 +161,7 @@ def headline(answer: str) -> str:
 
 
 #: A quotation in an answer's paragraph: one claim, with the citation after it, whatever it quotes.
-_QUOTATION_RE = re.compile(r"“[^”]*”")
+_QUOTATION_RE = re.compile(r"“[^”]*”|\"[^\"\n]*\"")
 
 
 def _paragraph_sentences(text: str) -> list[str]:

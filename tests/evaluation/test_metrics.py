@@ -165,6 +165,9 @@ def test_faithfulness_and_citation_validity():
         {1: ("c1", "a"), 2: ("c2", "b")},
     )
     assert faithfulness(quoted_row, chunks) == 1.0
+    # The report prints its quotation marks plain.
+    plain = quoted_row.model_copy(update={"answer": quoted_row.answer.replace("“", '"').replace("”", '"')})
+    assert faithfulness(plain, chunks) == 1.0
     # A step's summary prints the same computed figure with a plain dash before its working.
     summarised = _answer(
         "## Answer\n\n- Ratio: 20.78, up $31,188 - 32,765 / 1,577 = 20.78 [1][2]\n",
