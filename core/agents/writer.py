@@ -402,7 +402,7 @@ def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[Draf
         newest = _newest_development(inputs.steps)
         if newest is not None:
             # Where a matter stands is its newest development: it leads, whichever search found it.
-            claims = [newest, *(c for c in claims if c.text != newest.text)][:limit]
+            claims = [newest, *(c for c in claims if c.text not in newest.text)][:limit]
     return claims
 
 

@@ -1072,11 +1072,13 @@ def test_a_status_reads_the_newest_dated_sentence_of_a_passage_that_answers_it()
     evidence = [_ev("S1-E1", dated)]
     cards = offline_distil(DistilInput(sub_question=question, evidence=evidence), DEPS).cards
     step = step.model_copy(update={"cards": cards, "evidence": evidence})
-    summary = offline_write(WriterInput(question=question, steps=[step]), DEPS).summary
-    assert summary.startswith(
+    draft = offline_write(WriterInput(question=question, steps=[step]), DEPS)
+    assert draft.summary.startswith(
         "The filing states: “On August 25, 2023, the plaintiffs in the securities class action appealed the "
         "dismissal to the Ninth Circuit” and “The Company's deadline to file"
-    ), summary
+    ), draft.summary
+    # The development before it is quoted once, with the newest, not again on its own.
+    assert sum("On August 25, 2023" in claim.text for claim in draft.answer) == 1
     history = DistilInput(sub_question="What happened in the securities class action?", evidence=evidence)
     assert not any(c.claim.startswith("The Company's deadline") for c in offline_distil(history, DEPS).cards)
 
