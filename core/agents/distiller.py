@@ -367,11 +367,10 @@ def _newest_development(
     if not dated:
         return None
     latest, sentence = max(dated, key=lambda d: d[0])
-    already = {s.text for s, _ in chosen}
-    if sentence.text in already or any(jaccard(sentence.terms, k) >= _DUPLICATE for k in known):
+    if any(day >= latest for s, _ in chosen for day in dates_stated(s.text)):
+        return None  # a card states a development as new already (this one, maybe)
+    if any(jaccard(sentence.terms, k) >= _DUPLICATE for k in known):
         return None
-    if any(max(dates_stated(s.text), default=latest) >= latest for s, _ in chosen if dates_stated(s.text)):
-        return None  # a card states a development as new already
     return sentence
 
 

@@ -358,13 +358,7 @@ def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[Draf
     """The best passage of each search that reads text (not the statement lookups behind figures): the
     anchor's (the question as asked) first when no figure answers the question, else only when it asks why
     or for a yes or no."""
-    searches = [
-        s
-        for s in inputs.steps
-        if s.tool == "search_10k"
-        and not (s.reason or "").startswith(FIGURE_REASON)
-        and s.origin != "reflection"
-    ]
+    searches = [s for s in inputs.steps if _reads_words(s) and s.origin != "reflection"]
     anchors = [s for s in searches if s.origin == "anchor"]
     others = [s for s in searches if s.origin != "anchor"]
     if not figures_stated:
@@ -406,6 +400,11 @@ def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[Draf
     return claims
 
 
+def _reads_words(step: StepDigest) -> bool:
+    """A search of the filings for text, not a statement lookup behind a figure."""
+    return step.tool == "search_10k" and not (step.reason or "").startswith(FIGURE_REASON)
+
+
 def _is_row(claim: str, passage: str) -> bool:
     """Whether a card's claim is one of its passage's table rows (as the distiller cites them)."""
     return any(claim == row for row, *_ in cited_rows(passage))
@@ -429,9 +428,7 @@ def _newest_development(steps: list[StepDigest]) -> DraftClaim | None:
     that one is dated too (the development it follows: "On December 5, 2023, the Ninth Circuit granted …");
     None when no card states a date."""
     best: tuple[date, DraftClaim] | None = None
-    for step in steps:
-        if step.tool != "search_10k" or (step.reason or "").startswith(FIGURE_REASON):
-            continue
+    for step in filter(_reads_words, steps):
         passages = {e.evidence_id: e.text for e in step.evidence}
         for card in step.cards:
             stated = dates_stated(card.claim) if _quotable(card) else []
