@@ -16,7 +16,7 @@ from core.finance.rows import cited_rows
 from core.models import KnowledgeCard
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
 from core.text.figures import find_figures
-from core.text.periods import YEAR, dates_stated, fiscal_years_stated
+from core.text.periods import YEAR, dates_happened, fiscal_years_stated
 from core.text.reasons import reason_score
 from core.text.sentences import is_boilerplate, jaccard, list_item_lead_ins, split_sentences
 from core.text.tokens import content_terms
@@ -260,7 +260,7 @@ _RECENCY_PRIOR, _RECENCY_SPAN_DAYS = 0.15, 730
 def _recency_prior(sentences: list[_Sentence]) -> list[float]:
     """For each prose sentence, how recent its latest full date is against the newest in the evidence ("On
     February 8, 2022, the parties … reached an agreement in principle" over "Beginning in April 2019, …")."""
-    latest = [max(dates_stated(s.text), default=None) if s.label_terms is None else None for s in sentences]
+    latest = [max(dates_happened(s.text), default=None) if s.label_terms is None else None for s in sentences]
     newest = max((d for d in latest if d is not None), default=None)
     if newest is None:
         return [0.0] * len(sentences)
@@ -362,12 +362,12 @@ def _newest_development(
     dated = [
         (max(stated), s)
         for s in sentences
-        if s.label_terms is None and s.evidence_id in passages and (stated := dates_stated(s.text))
+        if s.label_terms is None and s.evidence_id in passages and (stated := dates_happened(s.text))
     ]
     if not dated:
         return None
     latest, sentence = max(dated, key=lambda d: d[0])
-    if any(day >= latest for s, _ in chosen for day in dates_stated(s.text)):
+    if any(day >= latest for s, _ in chosen for day in dates_happened(s.text)):
         return None  # a card states a development as new already (this one, maybe)
     if any(jaccard(sentence.terms, k) >= _DUPLICATE for k in known):
         return None

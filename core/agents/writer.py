@@ -27,9 +27,9 @@ from core.models import EVIDENCE_ID_RE, Evidence, KnowledgeCard
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.retrieval.routing import company_forms
 from core.text.figures import find_figures, unsupported_figures
-from core.text.periods import dates_stated, without_time_expressions
+from core.text.periods import dates_happened, dates_stated, without_time_expressions
 from core.text.reasons import explanation_with_continuation, reason_score, what_changed
-from core.text.sentences import sentence_before, split_sentences
+from core.text.sentences import sentence_after, sentence_before, split_sentences
 from core.text.tokens import content_terms
 
 MAX_CLAIMS_PER_STEP = 4
@@ -423,21 +423,25 @@ def _quoted(text: str) -> str:
 
 
 def _newest_development(steps: list[StepDigest]) -> DraftClaim | None:
-    """The quotable card, of the searches that read text (reading on included), that states the latest full
-    date ("NVIDIA's deadline to file a petition … is March 4, 2024"), read with the sentence before it when
-    that one is dated too (the development it follows: "On December 5, 2023, the Ninth Circuit granted …");
-    None when no card states a date."""
+    """The quotable card, of the searches that read text (reading on included), that states the latest date
+    something happened on ("On February 8, 2022, the parties informed the court they had reached an
+    agreement in principle …"), read with the sentence before it when that one is dated too (the
+    development it follows) and with the sentence after it when that one only says what is due next
+    ("NVIDIA's deadline to file a petition … is March 4, 2024"); None when no card states such a date."""
     best: tuple[date, DraftClaim] | None = None
     for step in filter(_reads_words, steps):
         passages = {e.evidence_id: e.text for e in step.evidence}
         for card in step.cards:
-            stated = dates_stated(card.claim) if _quotable(card) else []
-            if not stated or (best is not None and max(stated) <= best[0]):
+            happened = dates_happened(card.claim) if _quotable(card) else []
+            if not happened or (best is not None and max(happened) <= best[0]):
                 continue
             claim = prose_after_table(card.claim)
-            before = sentence_before(claim, passages.get(card.evidence_ids[0], ""))
+            passage = passages.get(card.evidence_ids[0], "")
+            before, after = sentence_before(claim, passage), sentence_after(claim, passage)
             text = f"{before} {claim}" if before and dates_stated(before) else claim
-            best = (max(stated), DraftClaim(text=text, evidence_ids=card.evidence_ids[:2]))
+            if after and dates_stated(after) and not dates_happened(after):
+                text = f"{text} {after}"
+            best = (max(happened), DraftClaim(text=text, evidence_ids=card.evidence_ids[:2]))
     return best[1] if best else None
 
 

@@ -193,6 +193,11 @@ def date_year(text: str) -> int | None:
 
 def dates_stated(text: str) -> list[date]:
     """Every full date `text` states ("On August 25, 2023, …" -> [2023-08-25]), in order."""
+    return [day for _, day in _dates_at(text)]
+
+
+def _dates_at(text: str) -> list[tuple[int, date]]:
+    """Each full date `text` states, with where it starts."""
     found = []
     for full in DATE_RE.finditer(text):
         month_day = _MONTH_DAY_RE.match(full.group(0))
@@ -200,8 +205,32 @@ def dates_stated(text: str) -> list[date]:
             continue
         day = _safe_date(int(full.group(1)), month_number(month_day.group(1)), int(month_day.group(2)))
         if day is not None:
-            found.append(day)
+            found.append((full.start(), day))
     return found
+
+
+#: Words that put the date after them in the future of the sentence: a trial "set to commence on", a
+#: "deadline … is", a hearing "scheduled for", a term that "expires on". Read back from the date to the
+#: clause's start (a comma, semicolon or "and" ends the reach).
+_PROSPECTIVE_RE = re.compile(
+    r"\b(?:commenc\w*|scheduled|set\s+for|deadline|due\s+(?:on|by)|expir\w*|will|until|"
+    r"no\s+later\s+than|on\s+or\s+before)\b[^,;]*$",
+    re.I,
+)
+
+
+def is_prospective(text: str, at: int) -> bool:
+    """Whether the date starting at `at` in `text` is one something is due on, not one it happened on ("set
+    trial to commence on December 5, 2022", "NVIDIA's deadline to file … is March 4, 2024")."""
+    clause = re.split(r"[,;]|\band\b", text[max(0, at - 120) : at])[-1]
+    return bool(_PROSPECTIVE_RE.search(clause))
+
+
+def dates_happened(text: str) -> list[date]:
+    """The full dates `text` states something happened on, in order: `dates_stated` less the dates it says
+    something is due on ("the court certified the class action on August 20, 2021, and set trial to commence
+    on December 5, 2022" -> [2021-08-20])."""
+    return [day for at, day in _dates_at(text) if not is_prospective(text, at)]
 
 
 # A date a table is stated at or for: "as of September 30, 2023", "at December 31, 2023", "year ended ...".

@@ -91,6 +91,12 @@ def sentence_before(sentence: str, passage: str) -> str:
     return sentences[at - 1] if at else ""
 
 
+def sentence_after(sentence: str, passage: str) -> str:
+    """The sentence after `sentence` in `passage` ('' when it is the last or not found)."""
+    sentences, at = located(sentence, passage)
+    return sentences[at + 1] if at is not None and at + 1 < len(sentences) else ""
+
+
 def list_item_lead_ins(text: str, sentences: list[str]) -> list[str | None]:
     """For each of `text`'s sentences (as `split_sentences` returns them), the sentence that introduces the
     list it is an item of ("Our current competitors include:"), "" for an item whose lead-in is outside the

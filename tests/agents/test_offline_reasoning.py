@@ -1048,39 +1048,63 @@ def test_with_the_figures_stated_a_table_row_is_not_quoted_as_the_filings_words(
 
 
 def test_a_status_reads_the_newest_dated_sentence_of_a_passage_that_answers_it() -> None:
-    """The passage that names the class action ends with a development that does not name it: asked where
-    the matter stands, that sentence becomes a card too (and the opening quotes it); asked what happened,
-    the cards are the passage's sentences on the matter."""
+    """The passage that names the class action ends with developments that do not name it: asked where
+    the matter stands, the latest of them becomes a card too, and the opening quotes it with what is due
+    next; asked what happened, the cards are the passage's sentences on the matter."""
     text = (
         "On May 14, 2020, the court in the securities class action granted in part the Company's motion to "
         "dismiss the consolidated complaint. The plaintiffs in the securities class action appealed the "
-        "dismissal to the Ninth Circuit. The Company's deadline to file a petition for a writ of certiorari "
-        "is March 4, 2024."
+        "dismissal to the Ninth Circuit. On December 5, 2023, the Ninth Circuit granted the Company's motion "
+        "to stay the mandate. The Company's deadline to file a petition for a writ of certiorari is March 4, "
+        "2024."
     )
     evidence = [_ev("S1-E1", text)]
     question = "What's the status of the securities class action?"
     cards = offline_distil(DistilInput(sub_question=question, evidence=evidence), DEPS).cards
-    assert any(c.claim.startswith("The Company's deadline") for c in cards)
+    assert any(c.claim.startswith("On December 5, 2023") for c in cards)
     step = StepDigest(
         index=0, sub_question=question, tool="search_10k", origin="anchor", query=question, cards=cards,
         evidence=evidence,
     )  # fmt: skip
     summary = offline_write(WriterInput(question=question, steps=[step]), DEPS).summary
-    # Read with the development before it, when that one is dated too.
-    assert summary.startswith("The filing states: “The Company's deadline to file a petition")
+    # A deadline is what comes next, not the newest development: it follows the development it is read with.
+    assert summary.startswith(
+        "The filing states: “On December 5, 2023, the Ninth Circuit granted the Company's motion to stay the "
+        "mandate” and “The Company's deadline to file a petition"
+    ), summary
     dated = text.replace("The plaintiffs in", "On August 25, 2023, the plaintiffs in")
     evidence = [_ev("S1-E1", dated)]
     cards = offline_distil(DistilInput(sub_question=question, evidence=evidence), DEPS).cards
     step = step.model_copy(update={"cards": cards, "evidence": evidence})
     draft = offline_write(WriterInput(question=question, steps=[step]), DEPS)
+    # Read with the development before it, when that one is dated too.
     assert draft.summary.startswith(
         "The filing states: “On August 25, 2023, the plaintiffs in the securities class action appealed the "
-        "dismissal to the Ninth Circuit” and “The Company's deadline to file"
+        "dismissal to the Ninth Circuit” and “On December 5, 2023"
     ), draft.summary
     # The development before it is quoted once, with the newest, not again on its own.
     assert sum("On August 25, 2023" in claim.text for claim in draft.answer) == 1
     history = DistilInput(sub_question="What happened in the securities class action?", evidence=evidence)
     assert not any(c.claim.startswith("The Company's deadline") for c in offline_distil(history, DEPS).cards)
+
+
+def test_a_date_set_for_the_future_is_no_development() -> None:
+    """The trial was set, in 2021, for a date after the settlement reached in 2022: the status opens with the
+    settlement, the latest thing that happened."""
+    text = (
+        "The Company filed its answer in the securities class action on October 2, 2020, and the court certified "
+        "the class action on August 20, 2021, and set trial to commence on December 5, 2022. On February 8, "
+        "2022, the parties informed the court they had reached an agreement in principle to settle the case."
+    )
+    evidence = [_ev("S1-E1", text)]
+    question = "What's the status of the securities class action?"
+    cards = offline_distil(DistilInput(sub_question=question, evidence=evidence), DEPS).cards
+    step = StepDigest(
+        index=0, sub_question=question, tool="search_10k", origin="anchor", query=question, cards=cards,
+        evidence=evidence,
+    )  # fmt: skip
+    summary = offline_write(WriterInput(question=question, steps=[step]), DEPS).summary
+    assert "agreement in principle" in summary.split("”")[-2], summary
 
 
 def test_a_quoted_table_row_stays_one_quote() -> None:

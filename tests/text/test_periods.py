@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from core.text.periods import (
     NamedQuarter,
+    dates_happened,
     find_time_expressions,
     fiscal_years,
     fiscal_years_stated,
@@ -64,3 +67,17 @@ def test_fiscal_years_stated_are_only_those_the_text_calls_fiscal() -> None:
     assert fiscal_years_stated("FY2022 and fiscal years 2020 and 2021") == {2022, 2020, 2021}
     # A bare year or a date may be a calendar year: not a fiscal year said.
     assert fiscal_years_stated("As of July 30, 2023, in 2023") == set()
+
+
+def test_dates_happened_leaves_out_the_dates_something_is_due_on() -> None:
+    """A trial set to commence, a deadline, a term that expires: dates ahead of the sentence, not events."""
+    assert dates_happened(
+        "The court certified the class action on August 20, 2021, and set trial to commence on December 5, 2022."
+    ) == [date(2021, 8, 20)]
+    assert dates_happened("The deadline to file a petition for a writ of certiorari is March 4, 2024.") == []
+    assert dates_happened("The notes are due on June 15, 2026 and were issued on June 16, 2021.") == [
+        date(2021, 6, 16)
+    ]
+    assert dates_happened("On February 8, 2022, the parties reached an agreement in principle.") == [
+        date(2022, 2, 8)
+    ]
