@@ -29,7 +29,7 @@ from core.graph.nodes_step import unread_passages_after
 from core.graph.plan_growth import add_follow_ups, handled_gaps
 from core.graph.state import ResearchState
 from core.graph.waves import current_wave
-from core.models import Gap, Plan, PlanStep, PolicyDecision, ResearchNote, StepRecord
+from core.models import Chunk, Gap, Plan, PlanStep, PolicyDecision, ResearchNote, StepRecord
 from core.retrieval.routing import company_forms
 from core.text.sentences import jaccard
 from core.text.tokens import content_terms
@@ -114,8 +114,11 @@ def reflect_on_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
     # are followed up whichever engine wrote the note.
     known = {g.description for g in note.gaps}
     read_on = read_on_gap(inputs)
-    if read_on is not None and not unread_passages_after(deps, read_on.reads_on_from, steps[: index + 1]):
+    unread = unread_passages_after(deps, read_on.reads_on_from, steps[: index + 1]) if read_on else []
+    if read_on is not None and not unread:
         read_on = None  # nothing follows the best passages that the run has not read (or no catalog)
+    elif read_on is not None:
+        read_on = named_by_what_it_reads(read_on, unread)
     # A why asked and no reason read yet for the figure: the filing's explanation, searched in MD&A.
     passages = {e.evidence_id: e.text for s in steps[: index + 1] for e in s.evidence}
     claims = [
@@ -138,6 +141,17 @@ def reflect_on_step(state: ResearchState, runtime: Runtime[ResearchDeps]) -> dic
         note = note.model_copy(update={"gaps": [*note.gaps, *structural]})
     steps[index] = rec.model_copy(update={"note": note})
     return steps_update(runtime, state, adeps, "reflect_on_step", steps)
+
+
+def named_by_what_it_reads(read_on: Gap, unread: list[Chunk]) -> Gap:
+    """A read-on gap named by the passages it would read: a later step whose best passages are on the same
+    pages reads on when passages an earlier read-on stopped short of remain ("Accounting for Loss
+    Contingencies" after the last case the first read-on reached), and not when it would read the same."""
+    first = unread[0]
+    where = f"p. {first.page}, {first.section}" if first.section else f"p. {first.page}"
+    return read_on.model_copy(
+        update={"description": f"{read_on.description}: {len(unread)} unread passage(s) from {where}"}
+    )
 
 
 def wave_note(records: list[StepRecord]) -> ResearchNote | None:

@@ -226,11 +226,21 @@ def is_prospective(text: str, at: int) -> bool:
     return bool(_PROSPECTIVE_RE.search(clause))
 
 
+#: What puts a date a balance or a period is stated at or for just before it ("As of January 28, 2024, we
+#: have not recorded any accrual", "the year ended December 31, 2021").
+_STATED_AT_RE = re.compile(r"\b(?:as of|at|ended|ending)\s+$", re.I)
+
+
 def dates_happened(text: str) -> list[date]:
     """The full dates `text` states something happened on, in order: `dates_stated` less the dates it says
     something is due on ("the court certified the class action on August 20, 2021, and set trial to commence
-    on December 5, 2022" -> [2021-08-20])."""
-    return [day for at, day in _dates_at(text) if not is_prospective(text, at)]
+    on December 5, 2022" -> [2021-08-20]) and those a balance or period is stated at ("As of January 28,
+    2024, we have not recorded any accrual" -> [])."""
+    return [
+        day
+        for at, day in _dates_at(text)
+        if not is_prospective(text, at) and not _STATED_AT_RE.search(text[max(0, at - 12) : at])
+    ]
 
 
 # A date a table is stated at or for: "as of September 30, 2023", "at December 31, 2023", "year ended ...".

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from core.graph.nodes_reason import wave_note
+from core.agents.contracts import PolicyInput
+from core.agents.policy import follow_ups
+from core.graph.nodes_reason import named_by_what_it_reads, wave_note
 from core.graph.state import merge_fallbacks, merge_steps
 from core.graph.waves import (
     DEFAULT_LLM_PARALLEL_STEPS,
@@ -11,7 +13,7 @@ from core.graph.waves import (
     step_dependencies,
     wave_limit,
 )
-from core.models import Gap, Plan, PlanStep, ResearchNote, StepRecord
+from core.models import Chunk, Gap, Plan, PlanStep, ResearchNote, StepRecord
 
 
 def _plan(*tools: str) -> Plan:
@@ -108,3 +110,36 @@ def test_the_policy_reads_a_wave_as_one_note_each_gap_with_its_filing() -> None:
     assert [(g.description, g.filing_id) for g in note.gaps] == [("g1", "a" * 64), ("g2", None)]
     assert wave_note([first]).summary == "First."
     assert wave_note([StepRecord(index=0, step_id="s0", sub_question="q", tool="search_10k")]) is None
+
+
+def test_a_later_read_on_from_the_same_pages_follows_up_what_the_first_one_stopped_short_of() -> None:
+    """Two steps' best passages are on the same pages: the second reads on when unread passages remain past
+    where the first read-on stopped (the accrual after the last case), not when it would read the same."""
+
+    def passage(i: int, page: int) -> Chunk:
+        return Chunk(
+            chunk_id=f"c{i}", filing_id="f", company="Acme", section="Item 8", page=page, chunk_index=i,
+            char_start=0, char_end=4, text="text",
+        )  # fmt: skip
+
+    gap = Gap(description="what follows the best passages (p. 73, Item 8)", query="q", reads_on_from=["c1"])
+    first = named_by_what_it_reads(gap, [passage(2, 73), passage(3, 74), passage(4, 74)])
+    later = named_by_what_it_reads(gap, [passage(5, 74)])
+    again = named_by_what_it_reads(gap, [passage(2, 73), passage(3, 74), passage(4, 74)])
+
+    def policy(note_gap: Gap, handled: list[str]) -> list[Gap]:
+        return follow_ups(
+            PolicyInput(
+                question="q",
+                steps_done=3,
+                max_steps=10,
+                remaining=[],
+                planned_steps=3,
+                handled_gaps=handled,
+                last_note=ResearchNote(gaps=[note_gap]),
+            )
+        )
+
+    assert first.description.endswith("3 unread passage(s) from p. 73, Item 8")
+    assert policy(later, [first.description]) == [later]
+    assert policy(again, [first.description]) == []

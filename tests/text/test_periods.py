@@ -70,7 +70,8 @@ def test_fiscal_years_stated_are_only_those_the_text_calls_fiscal() -> None:
 
 
 def test_dates_happened_leaves_out_the_dates_something_is_due_on() -> None:
-    """A trial set to commence, a deadline, a term that expires: dates ahead of the sentence, not events."""
+    """A trial set to commence, a deadline, a term that expires: dates ahead of the sentence; a balance's
+    date: a state, not an event."""
     assert dates_happened(
         "The court certified the class action on August 20, 2021, and set trial to commence on December 5, 2022."
     ) == [date(2021, 8, 20)]
@@ -78,6 +79,7 @@ def test_dates_happened_leaves_out_the_dates_something_is_due_on() -> None:
     assert dates_happened("The notes are due on June 15, 2026 and were issued on June 16, 2021.") == [
         date(2021, 6, 16)
     ]
+    assert dates_happened("As of January 28, 2024, we have not recorded any accrual for the matter.") == []
     assert dates_happened("On February 8, 2022, the parties reached an agreement in principle.") == [
         date(2022, 2, 8)
     ]
