@@ -23,12 +23,17 @@ from core.finance.question import FEWEST_RE, RANKING_RE, asks_current_status, as
 from core.finance.requests import weighs_two_figures
 from core.finance.rows import cited_rows, prose_after_table
 from core.finance.vocabulary import LineItem, line_item_for, line_items_in
-from core.models import EVIDENCE_ID_RE, Evidence, KnowledgeCard
+from core.models import EVIDENCE_ID_RE, Evidence, KnowledgeCard, following_chunk_id
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.retrieval.routing import company_forms
 from core.text.figures import find_figures, unsupported_figures
 from core.text.periods import dates_happened, dates_stated, without_time_expressions
-from core.text.reasons import explanation_with_continuation, reason_score, what_changed
+from core.text.reasons import (
+    explanation_with_continuation,
+    offset_after_the_break,
+    reason_score,
+    what_changed,
+)
 from core.text.sentences import sentence_after, sentence_before, split_sentences
 from core.text.tokens import content_terms
 
@@ -284,24 +289,37 @@ def _reason(inputs: WriterInput, figures: list[DraftClaim], *, names_most: bool 
     # The line item the figure is ("Revenues" is revenue): a sentence that names only other line items
     # ("Cost of revenue increased …", "The increase was due to …" after it) explains them, not this one.
     item = line_item_for(_figure_label(figures[0].text)) if figures else None
-    best: tuple[float, DraftClaim] | None = None
+    best: tuple[float, DraftClaim, Evidence] | None = None
     for step in inputs.steps:
         if step.tool != "search_10k":
             continue
-        passages = {e.evidence_id: e.text for e in step.evidence}
+        sources = {e.evidence_id: e for e in step.evidence}
         for card in step.cards:
-            if not card.evidence_ids:
+            source = sources.get(card.evidence_ids[0]) if card.evidence_ids else None
+            if source is None:
                 continue
-            passage = passages.get(card.evidence_ids[0], "")
-            score = reason_score(card.claim, passage, subject)
+            score = reason_score(card.claim, source.text, subject)
             if names_most and score * 2 < len(subject):
                 continue  # for a figure after the first: its own sentence, not one that shares a word
-            if score and item is not None and _explains_another_item(card.claim, passage, item):
+            if score and item is not None and _explains_another_item(card.claim, source.text, item):
                 continue
             if score and (best is None or score > best[0]):
-                explanation = explanation_with_continuation(prose_after_table(card.claim), passage)
-                best = (score, DraftClaim(text=explanation, evidence_ids=card.evidence_ids[:2]))
-    return best[1] if best else None
+                explanation = explanation_with_continuation(prose_after_table(card.claim), source.text)
+                best = (score, DraftClaim(text=explanation, evidence_ids=card.evidence_ids[:2]), source)
+    if best is None:
+        return None
+    _, explanation, source = best
+    # An explanation cut by a page break goes on in the next passage: when the research read that one too,
+    # what offset the change is quoted from it ("These increases were offset by …").
+    after = following_chunk_id(source.chunk_id or "")
+    following = next((e for s in inputs.steps for e in s.evidence if after and e.chunk_id == after), None)
+    if following is not None and following.evidence_id not in explanation.evidence_ids:
+        offset = offset_after_the_break(explanation.text, source.text, following.text)
+        if offset:
+            explanation = DraftClaim(
+                text=f"{explanation.text} {offset}", evidence_ids=[source.evidence_id, following.evidence_id]
+            )
+    return explanation
 
 
 def _explains_another_item(sentence: str, passage: str, item: LineItem) -> bool:

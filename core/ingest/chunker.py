@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from core.ingest.document import ParsedFiling, Section
-from core.models import Chunk
+from core.models import Chunk, chunk_id_for
 from core.text.sentences import sentence_starts
 
 TokenCounter = Callable[[str], int]
@@ -214,7 +214,7 @@ def chunk_sections(
     for index, (section, draft) in enumerate(drafts):
         chunks.append(
             Chunk(
-                chunk_id=f"{filing_id[:16]}-{index:05d}",
+                chunk_id=chunk_id_for(filing_id, index),
                 filing_id=filing_id,
                 company=parsed.company,
                 form=parsed.form,

@@ -269,6 +269,17 @@ def fiscal_calendar(
     return FiscalCalendar(fiscal_year, end, fiscal_quarter)
 
 
+def chunk_id_for(filing_id: str, index: int) -> str:
+    """A passage's id: its filing's id (the first 16 hex digits) and its place in reading order."""
+    return f"{filing_id[:16]}-{index:05d}"
+
+
+def following_chunk_id(chunk_id: str) -> str | None:
+    """The id of the passage that follows `chunk_id` in its filing's reading order (None for another form)."""
+    prefix, _, index = chunk_id.rpartition("-")
+    return chunk_id_for(prefix, int(index) + 1) if prefix and index.isdigit() else None
+
+
 class Chunk(BaseModel):
     """A searchable passage of a filing; never crosses an Item boundary."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from core.text.sentences import located, sentence_before
+from core.text.sentences import located, sentence_before, split_sentences
 from core.text.tokens import content_terms
 
 #: Where a sentence gives a reason ("driven by", "due to", "reflecting", "as a result of").
@@ -85,3 +85,21 @@ def explanation_with_continuation(sentence: str, passage: str) -> str:
     if not following.endswith(".") or not (carries_on or _OFFSETS_THE_CHANGE_RE.match(following)):
         return sentence
     return f"{sentence.rstrip()} {following}"
+
+
+def offset_after_the_break(sentence: str, passage: str, following: str) -> str:
+    """The sentence of `following` (the passage after `passage`) that says what offset the change `sentence`
+    explains, when the explanation runs on past the passage's end: `sentence` is the passage's last whole
+    sentence, or the next one is cut there (by a page break: "… beginning in the" / "second quarter of 2021.
+    These increases were offset by …"); '' otherwise."""
+    sentences, at = located(sentence, passage)
+    if at is None:
+        return ""
+    rest = sentences[at + 1 :]
+    if len(rest) > 1 or (rest and rest[0].rstrip().endswith(".")):
+        return ""  # the passage carries on after the explanation, or the next sentence is whole
+    following_sentences = split_sentences(following)[:2]
+    if rest and following_sentences and following_sentences[0][:1].islower():
+        following_sentences = following_sentences[1:]  # the cut sentence's end
+    first = following_sentences[0] if following_sentences else ""
+    return first if first.endswith(".") and _OFFSETS_THE_CHANGE_RE.match(first) else ""

@@ -617,6 +617,34 @@ def test_an_explanation_the_filing_carries_into_the_next_sentence_is_quoted_whol
     assert draft_for(f"{led_by} {unrelated}") == f"The filing explains: “{led_by.rstrip('.')}” [S1-E1]."
 
 
+def test_what_offset_a_change_is_read_past_the_page_break_that_cuts_the_explanation() -> None:
+    """The explanation is the passage's last whole sentence and the next one is cut by the page's end; the
+    research also read the passage that follows (by the filing's reading order): what offset the change is
+    quoted from it, citing both. A passage from elsewhere in the filing is not read as its continuation."""
+    led_by = "Revenue increased $843.6 million, or 36%, in 2021, driven primarily by more Active Riders."
+    cut = "Revenue in 2021 also benefited from licensing agreements, beginning in the\n63"
+    offset = "These increases were offset by driver incentives recorded as a reduction to revenue."
+    question = "What drove the growth in revenue in 2021?"
+
+    def draft_for(next_chunk: str) -> str:
+        first = _ev("S1-E1", f"{led_by} {cut}").model_copy(update={"chunk_id": "f00d-00426"})
+        after = _ev("S2-E1", f"second quarter of 2021. {offset} Revenue in 2020 was also higher.")
+        step = StepDigest(
+            index=0, sub_question=question, tool="search_10k", origin="anchor", query=question,
+            cards=[KnowledgeCard(claim=led_by, evidence_ids=["S1-E1"], confidence=0.9)], evidence=[first],
+        )  # fmt: skip
+        read = StepDigest(
+            index=1, sub_question=question, tool="search_10k", origin="reflection", query=question,
+            evidence=[after.model_copy(update={"chunk_id": next_chunk})],
+        )  # fmt: skip
+        return offline_write(WriterInput(question=question, steps=[step, read]), DEPS).summary
+
+    assert draft_for("f00d-00427") == (
+        f"The filing explains: “{led_by.rstrip('.')}” and “{offset.rstrip('.')}” [S1-E1, S2-E1]."
+    )
+    assert draft_for("f00d-00433") == f"The filing explains: “{led_by.rstrip('.')}” [S1-E1]."
+
+
 def test_a_part_that_asks_for_words_is_answered_in_the_paragraph_beside_the_figures() -> None:
     risk = _ev("S1-E1", "Regulators could require changes to the App Store that reduce Services net sales.")
     search = StepDigest(
