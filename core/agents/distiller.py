@@ -13,7 +13,7 @@ from core.agents.contradictions import find_conflict
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.question import AMOUNT_RE, asks_current_status, asks_for_reason
 from core.finance.rows import cited_rows
-from core.models import KnowledgeCard
+from core.models import Evidence, KnowledgeCard, following_chunk_id
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
 from core.text.figures import find_figures
 from core.text.periods import YEAR, dates_happened, fiscal_years_stated
@@ -67,6 +67,12 @@ class _Sentence:
     score: float = 0.0
     label_terms: set[str] | None = None  # table rows: the row label's terms
     caption_terms: set[str] | None = None  # table rows: the table caption's terms
+    lead_in_evidence: str | None = None  # a list's item: the passage before, when its lead-in is there
+
+    @property
+    def evidence_ids(self) -> list[str]:
+        """The passages a card of this sentence cites: its own, and the one its list's lead-in is in."""
+        return [self.evidence_id, *([self.lead_in_evidence] if self.lead_in_evidence else [])]
 
 
 _LIST_RE = re.compile(r"^(list|name|which|who|what)\b|\b(competitors|customers|suppliers|names?)\b", re.I)
@@ -92,9 +98,15 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
     seen: set[str] = set()
     usable = [e for e in inputs.evidence if e.kind in ("filing", "web")]
     numeric = wants_numbers(inputs.sub_question)
+    carried = _lead_ins_carried_over(usable)
     for rank, ev in enumerate(usable):
         sentences = split_sentences(ev.text)
         for sentence, lead_in in zip(sentences, list_item_lead_ins(ev.text, sentences), strict=True):
+            lead_in_evidence = None
+            if lead_in == "" and ev.chunk_id in carried:
+                # The list began in the passage before, which the step read too: its items read with the
+                # lead-in there ("Our current competitors include:" … "large cloud services companies …").
+                lead_in, lead_in_evidence = carried[ev.chunk_id]
             if lead_in == "":
                 # A list's item whose lead-in is in another passage ("litigation involving us or our
                 # competitors;" of a list of what may move the share price) says nothing on its own.
@@ -121,7 +133,16 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
             figures = [
                 f for f in find_figures(sentence) if f.is_currency or f.is_percent or abs(f.value) >= 100
             ]
-            out.append(_Sentence(sentence, ev.evidence_id, rank, set(content_terms(sentence)), bool(figures)))
+            out.append(
+                _Sentence(
+                    sentence,
+                    ev.evidence_id,
+                    rank,
+                    set(content_terms(sentence)),
+                    bool(figures),
+                    lead_in_evidence=lead_in_evidence,
+                )
+            )
         if numeric:
             # PDF tables come out as lines of "label value value", HTML tables as Markdown rows: each
             # labelled row is a citable fact (the same row in two tables, segment note and MD&A, once).
@@ -142,6 +163,20 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
                     )
                 )
     return out
+
+
+def _lead_ins_carried_over(evidence: list[Evidence]) -> dict[str, tuple[str, str]]:
+    """For each passage whose list began in the passage before it, both read: the id of that passage ->
+    (the list's lead-in, the evidence id of the passage it is in). A list began there when its last
+    sentence is an item whose lead-in it holds."""
+    carried: dict[str, tuple[str, str]] = {}
+    for ev in evidence:
+        after = following_chunk_id(ev.chunk_id or "")
+        sentences = split_sentences(ev.text)
+        lead_ins = list_item_lead_ins(ev.text, sentences) if after else []
+        if lead_ins and lead_ins[-1]:
+            carried[after] = (lead_ins[-1], ev.evidence_id)
+    return carried
 
 
 def _prefix(term: str) -> str:
@@ -320,7 +355,7 @@ def offline_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
         if per_evidence.get(s.evidence_id, 0) >= _MAX_PER_EVIDENCE:
             continue
         per_evidence[s.evidence_id] = per_evidence.get(s.evidence_id, 0) + 1
-        chosen.append((s, [s.evidence_id]))
+        chosen.append((s, s.evidence_ids))
     top = chosen[0][0].score if chosen else 1.0
     # Weak runners-up dilute an answer: keep cards within reach of the best one.
     chosen = [c for c in chosen if c[0].score >= _RELATIVE_FLOOR * top]

@@ -409,6 +409,34 @@ def test_a_listed_competitor_is_a_card_read_with_the_list_s_lead_in() -> None:
     assert best_quote(claims[claims.index(next(c for c in claims if "Kestrel" in c))], text) in text
 
 
+def test_a_list_the_passage_before_began_reads_its_items_with_that_lead_in() -> None:
+    """The list's lead-in and first item end one passage; its other items start the next (by the filing's
+    reading order): read together, each item is a card with the lead-in, citing both passages. Without the
+    passage before, the items say nothing on their own."""
+    began = _ev(
+        "S1-E1",
+        "We expect an increasingly competitive environment.\n\nOur current competitors include:\n\n"
+        "•suppliers and licensors of hardware for integrated GPUs, such as Kestrel Devices;",
+    ).model_copy(update={"chunk_id": "f00d-00064"})
+    items = _ev(
+        "S1-E2",
+        "integrated GPUs, such as Kestrel Devices;\n\n•large cloud services companies with internal teams "
+        "designing chips and software, such as Brightline Cloud and Mesa Systems;",
+    )
+    question = "Who does the company name as its competitors?"
+
+    def cards(evidence: list[Evidence]) -> list[KnowledgeCard]:
+        return offline_distil(DistilInput(sub_question=question, evidence=evidence), DEPS).cards
+
+    following = items.model_copy(update={"chunk_id": "f00d-00065"})
+    cloud = [c for c in cards([began, following]) if "Brightline" in c.claim]
+    assert [(c.claim[:45], c.evidence_ids) for c in cloud] == [
+        ("Our current competitors include: large cloud ", ["S1-E2", "S1-E1"])
+    ]
+    elsewhere = items.model_copy(update={"chunk_id": "f00d-00090"})
+    assert not [c for c in cards([began, elsewhere]) if "Brightline" in c.claim]
+
+
 def test_a_step_whose_findings_are_already_stated_says_so_instead_of_finding_nothing() -> None:
     risk = _ev("S1-E1", RISK_TEXT)
     card = _risk_card()
