@@ -96,8 +96,22 @@ def offline_rewrite(inputs: RewriteInput, deps: AgentDeps) -> RewrittenQuery:
         for term in salient_terms(inputs.earlier_claims, exclude=present, limit=2):
             added.append(term)
             present.add(term)
+    elif _repeats_the_question(inputs) and inputs.earlier_claims:
+        # A step that asks the question again would find the passages the first search found: the words
+        # its findings share, and the question does not, lead further into the filing (relevance feedback).
+        for term in salient_terms(inputs.earlier_claims, exclude=present, limit=3):
+            added.append(term)
+            present.add(term)
     rewritten = " ".join([query, *added]).strip()
     return RewrittenQuery(query=rewritten, added_terms=added)
+
+
+def _repeats_the_question(inputs: RewriteInput) -> bool:
+    """Whether the sub-question is the whole question as asked again (a part of it asks less: its own search
+    is what it needs), its fiscal year and the company's name for "its" aside."""
+    asked = {t for t in _words(inputs.question) if t not in _BORING and not t.isdigit()}
+    own = {t for t in _words(inputs.sub_question) if t not in _BORING and not t.isdigit()} - {"fiscal"}
+    return bool(own) and own <= asked and len(own) >= 0.8 * len(asked)
 
 
 def llm_rewrite(inputs: RewriteInput, deps: AgentDeps) -> RewrittenQuery:

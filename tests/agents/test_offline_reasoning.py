@@ -200,6 +200,28 @@ def test_rewriter_keeps_self_sufficient_queries_and_completes_references() -> No
     assert hyphenated.query == "What's the status of the IPO-related securities litigation"
 
 
+def test_a_step_that_asks_the_whole_question_again_searches_with_the_words_its_findings_share() -> None:
+    """The planned step repeats the question as asked: what the first search's claims share and the question
+    does not leads further into the filing. A step that asks one part of it keeps its own words."""
+    question = "What risks does Acme flag around export controls and its China business?"
+    findings = [
+        "Export controls could disrupt our supply chain and reduce demand for our accelerators.",
+        "New licensing requirements for accelerators could harm our competitive position and supply chain.",
+    ]
+
+    def rewrite(sub_question: str) -> list[str]:
+        out = offline_rewrite(
+            RewriteInput(question=question, sub_question=sub_question, earlier_claims=findings), DEPS
+        )
+        return out.added_terms
+
+    again = rewrite(
+        "What risks does Acme flag around export controls and Acme's China business in fiscal 2024?"
+    )
+    assert {"supply", "accelerators"} <= set(again), again
+    assert rewrite("What risks does Acme flag around its China business?") == []
+
+
 def test_reflector_lists_open_questions_when_nothing_found() -> None:
     note = offline_reflect(
         ReflectInput(
