@@ -67,7 +67,10 @@ def salient_terms(claims: list[str], *, exclude: set[str], limit: int = 3) -> li
     """The content words that recur most across earlier claims, skipping words already in the query."""
     counts: Counter[str] = Counter()
     for claim in claims:
-        counts.update({t for t in _words(claim) if len(t) > 3 and t not in _BORING and not t.isdigit()})
+        # Each claim's words once, in their order: a tie between words goes to the one found first, the same
+        # in every process (a set's order changes with the interpreter's string hashing).
+        words = (t for t in _words(claim) if len(t) > 3 and t not in _BORING and not t.isdigit())
+        counts.update(list(dict.fromkeys(words)))
     ranked = [t for t, n in counts.most_common() if t not in exclude and (n > 1 or len(claims) == 1)]
     return ranked[:limit]
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from core.agents.base import AgentDeps
 from core.agents.contracts import PolicyInput, ReflectInput, RewriteInput, StepDigest
 from core.agents.policy import offline_decide
@@ -10,6 +14,7 @@ from core.agents.rewriter import offline_rewrite
 from core.config import Settings
 from core.graph.answering import evidence_pool
 from core.models import Evidence, Gap, KnowledgeCard, ResearchNote
+from tests.conftest import REPO_ROOT
 
 DEPS = AgentDeps(settings=Settings())
 
@@ -297,3 +302,25 @@ def test_a_why_follow_up_reads_on_from_the_table_that_prints_the_figure_in_the_f
     )
     gap = reason_gap(inputs, [])
     assert gap is not None and "Services revenue" in gap.query and gap.reads_on_from == ["c2"]
+
+
+def test_the_words_earlier_findings_share_are_the_same_in_every_process() -> None:
+    """Words tied on count keep the order the findings give them, whatever the interpreter's string hashing:
+    a search, and the research after it, is the same on every run."""
+    code = (
+        "from core.agents.rewriter import salient_terms; print(salient_terms(["
+        "'The plaintiffs filed a lawsuit about channel inventory and demand.', "
+        "'A lawsuit was filed over demand and channel checks.'], exclude=set()))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in ("1", "2", "3", "4")
+    }
+    assert outputs == {"['filed', 'lawsuit', 'channel']"}
