@@ -18,7 +18,7 @@ from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
 from core.text.figures import find_figures
 from core.text.periods import YEAR, dates_happened, fiscal_years_stated
 from core.text.reasons import reason_score
-from core.text.sentences import is_boilerplate, jaccard, list_item_lead_ins, split_sentences
+from core.text.sentences import is_boilerplate, jaccard, list_item_lead_ins, sequel, split_sentences
 from core.text.tokens import content_terms
 
 _NUMERIC_RE = re.compile(
@@ -366,14 +366,28 @@ def offline_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
         # denied the motion"): a passage that answers the question vouches for it.
         chosen = [*chosen[: inputs.max_cards - 1], (newest, [newest.evidence_id])]
     pool = [(s.text, s.evidence_id) for s in sentences]
+    # A point in words reads with the sentence that adds to it ("… impacted demand for our products. Reduced
+    # demand due to export controls could also lead to excess inventory …"); that one is no card of its own.
+    passages = {e.evidence_id: e.text for e in inputs.evidence}
+    narrative = not wants_numbers(inputs.sub_question)
+    sequels = {
+        id(s): sequel(s.text, passages.get(s.evidence_id, "")) if narrative and s.label_terms is None else ""
+        for s, _ in chosen
+    }
+    said_after = set(sequels.values())
+    # (of a run of three, the middle one goes with the first and the last stays a card of its own)
+    carried_on = {sequels[id(s)] for s, _ in chosen if s.text not in said_after}
     cards = []
     for s, ids in chosen:
+        if s.text in carried_on and s is not newest:
+            continue
         score = max(s.score, vouched) if s is newest else s.score
         confidence = 0.3 + 0.5 * (score / top if top > 0 else 0) + (0.1 if len(ids) > 1 else 0.0)
         conflict = find_conflict(s.text, s.evidence_id, pool)
+        more = sequels[id(s)]
         cards.append(
             KnowledgeCard(
-                claim=s.text,
+                claim=f"{s.text} {more}" if more else s.text,
                 evidence_ids=ids,
                 confidence=round(min(0.95, max(0.05, confidence)), 2),
                 contradicting_evidence_ids=[conflict.evidence_id] if conflict else [],

@@ -97,6 +97,22 @@ def sentence_after(sentence: str, passage: str) -> str:
     return sentences[at + 1] if at is not None and at + 1 < len(sentences) else ""
 
 
+#: A sentence that adds to what the one before it says: its opening clause carries on with "also" ("We have
+#: also written-down our inventory …", "Reduced demand due to export controls could also lead to excess
+#: inventory …"); "In addition, …" or "Also, …" starts a point of its own.
+_ADDS_TO_THE_ONE_BEFORE_RE = re.compile(
+    r"^[A-Z][^,.;:]{0,60}?\b(?:have|has|had|may|might|could|would|will|can|is|are|was|were)\s+also\b"
+)
+
+
+def sequel(sentence: str, passage: str) -> str:
+    """The sentence after `sentence` in `passage` when it adds to it ("Increasing use of … export controls has
+    impacted … demand for our products …" / "Reduced demand due to export controls could also lead to excess
+    inventory …"); '' otherwise."""
+    after = sentence_after(sentence, passage)
+    return after if _ADDS_TO_THE_ONE_BEFORE_RE.match(after) and after.endswith(".") else ""
+
+
 def list_item_lead_ins(text: str, sentences: list[str]) -> list[str | None]:
     """For each of `text`'s sentences (as `split_sentences` returns them), the sentence that introduces the
     list it is an item of ("Our current competitors include:"), "" for an item whose lead-in is outside the

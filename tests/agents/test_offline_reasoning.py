@@ -459,6 +459,24 @@ def test_a_list_the_passage_before_began_reads_its_items_with_that_lead_in() -> 
     assert not [c for c in cards([began, elsewhere]) if "Brightline" in c.claim]
 
 
+def test_a_point_in_words_reads_with_the_sentence_that_adds_to_it() -> None:
+    """A risk's card carries the sentence after it that goes on with "also"; asked for figures, a card is the
+    sentence alone."""
+    text = (
+        "Export controls have impacted and may in the future impact demand for our products. Reduced demand due "
+        "to export controls could also lead to excess inventory or related supply charges."
+    )
+    evidence = [_ev("S1-E1", text)]
+
+    def claims(question: str) -> list[str]:
+        return [
+            c.claim for c in offline_distil(DistilInput(sub_question=question, evidence=evidence), DEPS).cards
+        ]
+
+    assert claims("What risks do export controls pose?")[0] == text
+    assert text not in claims("How much did export controls reduce revenue in fiscal 2024?")
+
+
 def test_a_step_whose_findings_are_already_stated_says_so_instead_of_finding_nothing() -> None:
     risk = _ev("S1-E1", RISK_TEXT)
     card = _risk_card()

@@ -7,6 +7,7 @@ from core.text.sentences import (
     list_item_lead_ins,
     normalise_ws,
     sentence_starts,
+    sequel,
     split_sentences,
 )
 from core.text.tokens import content_terms
@@ -126,3 +127,15 @@ def test_a_bulleted_item_at_a_passage_start_is_an_item_and_a_cut_sentence_is_not
     # A lead-in cut at the passage's start introduces nothing its items could be read with.
     cut_lead_in = "demand and supply, and hurt our results, including:\n\n•write-downs of inventory;"
     assert list_item_lead_ins(cut_lead_in, split_sentences(cut_lead_in))[-1] == ""
+
+
+def test_a_sequel_is_the_next_sentence_when_it_carries_on_with_also() -> None:
+    passage = (
+        "Export controls have impacted and may in the future impact demand for our products. Reduced demand due "
+        "to export controls could also lead to excess inventory. In addition, our suppliers may be affected. "
+        "Also, regulators may inquire about our sales."
+    )
+    first, second, third, _ = split_sentences(passage)
+    assert sequel(first, passage) == second
+    assert sequel(second, passage) == ""  # "In addition, …" starts a point of its own
+    assert sequel(third, passage) == ""  # and so does "Also, …"
