@@ -198,22 +198,26 @@ def retrieve_evidence(state: ResearchState, runtime: Runtime[ResearchDeps]) -> d
     return {"steps": dump_steps(steps), **update}
 
 
-#: Passages a read-on step reads after each passage it starts from.
-READ_ON_PASSAGES = 3
+#: Passages a read-on step reads after each passage it starts from; in an Item of at most
+#: `SHORT_ITEM_PASSAGES` passages (Legal Proceedings, Cybersecurity), the whole Item: it is one disclosure, and
+#: the matter a search found may be the second it describes (the DOJ's lawsuit after the EU's investigations).
+READ_ON_PASSAGES, SHORT_ITEM_PASSAGES = 3, 6
 READ_ON_NOTE = "No search: the step reads the passages that follow the best hits of an earlier step."
 
 
 def unread_passages_after(deps: ResearchDeps, chunk_ids: list[str], earlier: list[StepRecord]) -> list[Chunk]:
-    """The passages that follow each of `chunk_ids` in the same filing and section (a few each), in reading
-    order, that no step in `earlier` has as evidence; none without a catalog."""
+    """The passages that follow each of `chunk_ids` in the same filing and section (a few each; the whole
+    section when it is short), in reading order, that no step in `earlier` has as evidence; none without a
+    catalog."""
     catalog = getattr(deps.store, "catalog", None)
     if catalog is None:
         return []
     seen = {ev.chunk_id for s in earlier for ev in s.evidence if ev.chunk_id}
     passages: list[Chunk] = []
     for start in catalog.get_chunks(chunk_ids):
-        for chunk in catalog.following_chunks(start, READ_ON_PASSAGES):
-            if chunk.chunk_id not in seen:
+        whole = catalog.section_chunks(start, SHORT_ITEM_PASSAGES)
+        for chunk in whole or catalog.following_chunks(start, READ_ON_PASSAGES):
+            if chunk.chunk_id not in seen and chunk.chunk_id != start.chunk_id:
                 seen.add(chunk.chunk_id)
                 passages.append(chunk)
     return passages

@@ -218,6 +218,15 @@ class Catalog:
         # Stop at a gap: a later chunk of the same section after another section's is not a continuation.
         return [c for i, c in enumerate(following) if c.chunk_index == chunk.chunk_index + 1 + i]
 
+    def section_chunks(self, chunk: Chunk, limit: int) -> list[Chunk]:
+        """The chunks of `chunk`'s section in its filing, in reading order, when there are at most `limit`
+        of them (a short Item, such as Legal Proceedings); [] for a longer one."""
+        rows = self._query(
+            "SELECT record FROM chunks WHERE filing_id = ? AND section = ? ORDER BY chunk_index LIMIT ?",
+            (chunk.filing_id, chunk.section, limit + 1),
+        )
+        return [Chunk.model_validate_json(r[0]) for r in rows] if len(rows) <= limit else []
+
     def chunk_ids(self, filing_ids: list[str] | None = None, section: str | None = None) -> list[str]:
         """Ids of the chunks matching the filters (None = no filter)."""
         sql, params = "SELECT chunk_id FROM chunks WHERE 1=1", []

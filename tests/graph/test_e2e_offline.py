@@ -10,6 +10,7 @@ import pytest
 
 from core.config import Settings
 from core.graph.deps import build_deps
+from core.graph.nodes_step import SHORT_ITEM_PASSAGES
 from core.graph.runner import ResearchRunner
 from core.index.catalog import Catalog
 from core.models import RunRecord
@@ -105,7 +106,8 @@ def test_nvidia_quality_question(nvda_index) -> None:
 @pytest.mark.slow
 def test_a_narrative_search_reads_on_past_the_passages_it_found(sample_index) -> None:
     """After a prose search, reflection adds a step that reads the passages following the best hits in the
-    same section (they may share no word with the question); it searches nothing and repeats nothing."""
+    same section, or the whole of a short one (they may share no word with the question); it searches nothing
+    and repeats nothing."""
     data_dir, filing_id = sample_index
     runner, settings = _runner(data_dir)
     record = runner.approve_plan(
@@ -120,8 +122,11 @@ def test_a_narrative_search_reads_on_past_the_passages_it_found(sample_index) ->
     assert set(read_on.reads_on_from) <= before
     for chunk in catalog.get_chunks([e.chunk_id for e in read_on.evidence]):
         assert chunk.chunk_id not in before
+        # What follows a hit (three passages at most), or a short Item's other passages (read whole).
         assert any(
-            chunk.section == s.section and 0 < chunk.chunk_index - s.chunk_index <= 3 for s in starts
+            chunk.section == s.section
+            and (0 < chunk.chunk_index - s.chunk_index <= 3 or catalog.section_chunks(s, SHORT_ITEM_PASSAGES))
+            for s in starts
         ), chunk.chunk_id
     _check_citations(record, settings)
     runner.close()
