@@ -114,6 +114,7 @@ def _repeats_the_question(inputs: RewriteInput) -> bool:
     is what it needs), its fiscal year and the company's name for "its" aside."""
     asked = {t for t in _words(inputs.question) if t not in _BORING and not t.isdigit()}
     own = {t for t in _words(inputs.sub_question) if t not in _BORING and not t.isdigit()} - {"fiscal"}
+    own -= set(_words(inputs.company or "")) - asked  # "Uber Technologies's drivers" for "its drivers"
     return bool(own) and own <= asked and len(own) >= 0.8 * len(asked)
 
 

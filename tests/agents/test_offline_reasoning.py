@@ -211,7 +211,13 @@ def test_a_step_that_asks_the_whole_question_again_searches_with_the_words_its_f
 
     def rewrite(sub_question: str) -> list[str]:
         out = offline_rewrite(
-            RewriteInput(question=question, sub_question=sub_question, earlier_claims=findings), DEPS
+            RewriteInput(
+                question=question,
+                sub_question=sub_question,
+                earlier_claims=findings,
+                company="Acme Holdings, Inc.",
+            ),
+            DEPS,
         )
         return out.added_terms
 
@@ -219,6 +225,11 @@ def test_a_step_that_asks_the_whole_question_again_searches_with_the_words_its_f
         "What risks does Acme flag around export controls and Acme's China business in fiscal 2024?"
     )
     assert {"supply", "accelerators"} <= set(again), again
+    # The company's full name put for "its" is no word of its own.
+    assert (
+        rewrite("What risks does Acme flag around export controls and Acme Holdings's China business?")
+        == again
+    )
     assert rewrite("What risks does Acme flag around its China business?") == []
 
 
