@@ -99,9 +99,10 @@ def offline_rewrite(inputs: RewriteInput, deps: AgentDeps) -> RewrittenQuery:
         for term in salient_terms(inputs.earlier_claims, exclude=present, limit=2):
             added.append(term)
             present.add(term)
-    elif _repeats_the_question(inputs) and inputs.earlier_claims:
+    elif _repeats_the_question(inputs) and len(inputs.earlier_claims) > 1:
         # A step that asks the question again would find the passages the first search found: the words
         # its findings share, and the question does not, lead further into the filing (relevance feedback).
+        # One finding shares nothing: its words are as likely off the question as on it.
         for term in salient_terms(inputs.earlier_claims, exclude=present, limit=3):
             added.append(term)
             present.add(term)

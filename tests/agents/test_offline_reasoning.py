@@ -231,6 +231,10 @@ def test_a_step_that_asks_the_whole_question_again_searches_with_the_words_its_f
         == again
     )
     assert rewrite("What risks does Acme flag around its China business?") == []
+    alone = offline_rewrite(
+        RewriteInput(question=question, sub_question=question, earlier_claims=findings[:1]), DEPS
+    )
+    assert alone.added_terms == []
 
 
 def test_reflector_lists_open_questions_when_nothing_found() -> None:
