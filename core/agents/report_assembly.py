@@ -123,8 +123,9 @@ def _summary(book: CitationBook, summary: str) -> str:
     for m in _EVIDENCE_REF_RE.finditer(summary):
         out.append(_inert(summary[last : m.start()]))
         ids = [i.strip() for i in re.split(r"[,;]", m.group(1))]
-        sentence_start = max(summary.rfind(".", 0, m.start()), 0)
-        out.append(" " + book.cite(ids, summary[sentence_start : m.start()]))
+        # A mark cites what was written since the mark before it: the last full stop may be an abbreviation's
+        # inside the quotation ("… in violation of U.S. antitrust laws” [S1-E3]").
+        out.append(" " + book.cite(ids, summary[last : m.start()]))
         last = m.end()
     out.append(_inert(summary[last:]))
     return "".join(out).strip()

@@ -350,6 +350,24 @@ def test_a_passage_two_steps_found_is_one_source() -> None:
     assert len(citations) == 1 and "[2]" not in answer, answer
 
 
+def test_a_quote_in_the_opening_cites_its_own_sentence_though_an_abbreviation_ends_in_a_full_stop() -> None:
+    """ "U.S." inside the quotation is no sentence's end: the citation's quote is the sentence quoted, not
+    another of the passage that shares the words after the abbreviation."""
+    from core.agents.contracts import ReportDraft
+
+    lawsuit = (
+        "On March 21, 2024, the DOJ filed a civil antitrust lawsuit against the Company alleging monopolization "
+        "in the markets for smartphones in violation of U.S. antitrust laws."
+    )
+    other = "In addition, civil litigation matters have been filed alleging similar violations of U.S. antitrust laws."
+    passage = _ev("S1-E1", f"{lawsuit} {other}")
+    draft = ReportDraft(
+        summary=f"The filing states: “{lawsuit.rstrip('.')}” [S1-E1].", answer=[], sections=[]
+    )
+    _, citations = assemble_report(draft, {"S1-E1": passage})
+    assert [c.quote for c in citations] == [lawsuit]
+
+
 def test_quotes_and_escaping() -> None:
     assert best_quote("reduce our gross margin", RISK_TEXT).startswith("Competitors may introduce")
     assert escape_markdown("[1] *bold* <b>$5</b>") == r"\[1\] \*bold\* \<b\>\$5\</b\>"
