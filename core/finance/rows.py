@@ -756,7 +756,9 @@ def prose_after_table(sentence: str) -> str:
     $ 2,364,681 … 36 % (35) % Revenue increased $843.6 million …"): the sentence after the table's last row,
     for quoting it as an answer; the sentence as it is when no row of figures alone precedes a whole one."""
     rows = [r for r in read_rows(sentence) if not _WORD_AFTER_LABEL_RE.search(r.text[len(r.label) :])]
-    if not rows:
+    # A table row prints a figure per period; a single number in a sentence is its own ("Pfizer Inc., 235
+    # East 42nd Street").
+    if not rows or len(rows[-1].values) < 2:
         return sentence
     tail = sentence[rows[-1].end :].strip()
     return tail if tail[:1].isupper() and len(tail.split()) >= 7 else sentence

@@ -429,3 +429,19 @@ def test_an_abbreviated_label_is_a_label():
         ("U.S.", (2024, 2023)),
         ("Foreign", (2024, 2023)),
     ]
+
+
+def test_the_sentence_after_a_table_that_ran_into_it_is_quoted_not_after_a_lone_number() -> None:
+    """A PDF table's last row runs into the explanation: the sentence after it is what is quoted. A single
+    number in a sentence (a street address) is no row of figures."""
+    from core.finance.rows import prose_after_table
+
+    ran_in = (
+        "(in thousands, except for percentages) Revenue $ 3,208,323 $ 2,364,681 $ 3,615,960 36 % (35) % Revenue "
+        "increased $843.6 million, or 36%, in 2021 as compared to the prior year, driven primarily by riders."
+    )
+    assert prose_after_table(ran_in).startswith("Revenue increased $843.6 million")
+    address = (
+        "Requests should be directed to our Corporate Secretary, Acme Inc., 235 East 42nd Street, New York."
+    )
+    assert prose_after_table(address) == address
