@@ -1176,6 +1176,16 @@ def test_with_the_figures_stated_a_table_row_is_not_quoted_as_the_filings_words(
     assert any(claim.text == row for claim in without.answer)
 
 
+def _status_opening(evidence: list[Evidence], question: str) -> tuple[StepDigest, str]:
+    """The anchor step the extractive distiller makes of `evidence`, and the answer's opening paragraph."""
+    cards = offline_distil(DistilInput(sub_question=question, evidence=evidence), DEPS).cards
+    step = StepDigest(
+        index=0, sub_question=question, tool="search_10k", origin="anchor", query=question, cards=cards,
+        evidence=evidence,
+    )  # fmt: skip
+    return step, offline_write(WriterInput(question=question, steps=[step]), DEPS).summary
+
+
 def test_a_status_reads_the_newest_dated_sentence_of_a_passage_that_answers_it() -> None:
     """The passage that names the class action ends with developments that do not name it: asked where
     the matter stands, the latest of them becomes a card too, and the opening quotes it with what is due
@@ -1189,13 +1199,8 @@ def test_a_status_reads_the_newest_dated_sentence_of_a_passage_that_answers_it()
     )
     evidence = [_ev("S1-E1", text)]
     question = "What's the status of the securities class action?"
-    cards = offline_distil(DistilInput(sub_question=question, evidence=evidence), DEPS).cards
-    assert any(c.claim.startswith("On December 5, 2023") for c in cards)
-    step = StepDigest(
-        index=0, sub_question=question, tool="search_10k", origin="anchor", query=question, cards=cards,
-        evidence=evidence,
-    )  # fmt: skip
-    summary = offline_write(WriterInput(question=question, steps=[step]), DEPS).summary
+    step, summary = _status_opening(evidence, question)
+    assert any(c.claim.startswith("On December 5, 2023") for c in step.cards)
     # A deadline is what comes next, not the newest development: it follows the development it is read with.
     assert summary.startswith(
         "The filing states: “On December 5, 2023, the Ninth Circuit granted the Company's motion to stay the "
@@ -1225,14 +1230,7 @@ def test_a_date_set_for_the_future_is_no_development() -> None:
         "the class action on August 20, 2021, and set trial to commence on December 5, 2022. On February 8, "
         "2022, the parties informed the court they had reached an agreement in principle to settle the case."
     )
-    evidence = [_ev("S1-E1", text)]
-    question = "What's the status of the securities class action?"
-    cards = offline_distil(DistilInput(sub_question=question, evidence=evidence), DEPS).cards
-    step = StepDigest(
-        index=0, sub_question=question, tool="search_10k", origin="anchor", query=question, cards=cards,
-        evidence=evidence,
-    )  # fmt: skip
-    summary = offline_write(WriterInput(question=question, steps=[step]), DEPS).summary
+    _, summary = _status_opening([_ev("S1-E1", text)], "What's the status of the securities class action?")
     assert "agreement in principle" in summary.split("”")[-2], summary
 
 
