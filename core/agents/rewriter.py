@@ -99,23 +99,15 @@ def offline_rewrite(inputs: RewriteInput, deps: AgentDeps) -> RewrittenQuery:
         for term in salient_terms(inputs.earlier_claims, exclude=present, limit=2):
             added.append(term)
             present.add(term)
-    elif _repeats_the_question(inputs) and len(on_topic := _on_topic(inputs)) > 1:
+    elif _repeats_the_question(inputs) and len(inputs.earlier_claims) > 1:
         # A step that asks the question again would find the passages the first search found: the words
-        # the findings on the question share, and the question does not, lead further into the filing
-        # (relevance feedback). One finding shares nothing: its words are as likely off the question as on it.
-        for term in salient_terms(on_topic, exclude=present, limit=3):
+        # its findings share, and the question does not, lead further into the filing (relevance feedback).
+        # One finding shares nothing: its words are as likely off the question as on it.
+        for term in salient_terms(inputs.earlier_claims, exclude=present, limit=3):
             added.append(term)
             present.add(term)
     rewritten = " ".join([query, *added]).strip()
     return RewrittenQuery(query=rewritten, added_terms=added)
-
-
-def _on_topic(inputs: RewriteInput) -> list[str]:
-    """The earlier findings that share two of the question's own words, the company's name aside: a list of
-    subsidiaries found for "which companies did it acquire?" is no lead to follow."""
-    company = set(_words(inputs.company or ""))
-    asked = {t for t in _words(inputs.question) if t not in _BORING and not t.isdigit()} - company
-    return [c for c in inputs.earlier_claims if len(asked & set(_words(c))) >= 2]
 
 
 def _repeats_the_question(inputs: RewriteInput) -> bool:
