@@ -101,9 +101,12 @@ def _candidates(inputs: DistilInput) -> list[_Sentence]:
     carried = _lead_ins_carried_over(usable)
     for rank, ev in enumerate(usable):
         sentences = split_sentences(ev.text)
+        continued = ev.chunk_id in carried  # the passage opens with the list the passage before began
         for sentence, lead_in in zip(sentences, list_item_lead_ins(ev.text, sentences), strict=True):
             lead_in_evidence = None
-            if lead_in == "" and ev.chunk_id in carried:
+            # The list ends at the passage's first whole sentence that is no item of it.
+            continued = continued and not (lead_in is None and sentence[:1].isupper())
+            if lead_in == "" and continued:
                 # The list began in the passage before, which the step read too: its items read with the
                 # lead-in there ("Our current competitors include:" … "large cloud services companies …").
                 lead_in, lead_in_evidence = carried[ev.chunk_id]

@@ -476,7 +476,9 @@ def test_a_list_the_passage_before_began_reads_its_items_with_that_lead_in() -> 
     items = _ev(
         "S1-E2",
         "integrated GPUs, such as Kestrel Devices;\n\n•large cloud services companies with internal teams "
-        "designing chips and software, such as Brightline Cloud and Mesa Systems;",
+        "designing chips and software, such as Brightline Cloud and Mesa Systems;\n\nSome competitors may "
+        "have greater resources than we do.\n\n•volatility in the market price of our stock due to "
+        "competitor announcements;",
     )
     question = "Who does the company name as its competitors?"
 
@@ -488,6 +490,8 @@ def test_a_list_the_passage_before_began_reads_its_items_with_that_lead_in() -> 
     assert [(c.claim[:45], c.evidence_ids) for c in cloud] == [
         ("Our current competitors include: large cloud ", ["S1-E2", "S1-E1"])
     ]
+    # An item of another list, after a sentence that ends this one, is not read as a competitor.
+    assert not [c for c in cards([began, following]) if "volatility" in c.claim]
     elsewhere = items.model_copy(update={"chunk_id": "f00d-00090"})
     assert not [c for c in cards([began, elsewhere]) if "Brightline" in c.claim]
 
