@@ -226,9 +226,10 @@ def is_prospective(text: str, at: int) -> bool:
     return bool(_PROSPECTIVE_RE.search(clause))
 
 
-#: What puts a date a balance or a period is stated at or for just before it ("As of January 28, 2024, we
-#: have not recorded any accrual", "the year ended December 31, 2021").
-_STATED_AT_RE = re.compile(r"\b(?:as of|at|ended|ending)\s+$", re.I)
+#: The words that put a balance's or a period's date after them ("As of January 28, 2024, we have not recorded
+#: any accrual", "the year ended December 31, 2021").
+_STATED_AT = r"\b(?:as of|at|ended|ending)\s+"
+_STATED_AT_RE = re.compile(rf"{_STATED_AT}$", re.I)
 
 
 def dates_happened(text: str) -> list[date]:
@@ -244,7 +245,7 @@ def dates_happened(text: str) -> list[date]:
 
 
 # A date a table is stated at or for: "as of September 30, 2023", "at December 31, 2023", "year ended ...".
-_AS_OF_RE = re.compile(rf"\b(?:as of|at|ended|ending)\s+{MONTHS}\s+\d{{1,2}},?\s+({YEAR})\b", re.I)
+_AS_OF_RE = re.compile(rf"{_STATED_AT}{MONTHS}\s+\d{{1,2}},?\s+({YEAR})\b", re.I)
 
 
 def as_of_years(text: str) -> list[int]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from core.text.sentences import located, sentence_before, split_sentences
+from core.text.sentences import located, sentence_after, sentence_before, split_sentences
 from core.text.tokens import content_terms
 
 #: Where a sentence gives a reason ("driven by", "due to", "reflecting", "as a result of").
@@ -77,10 +77,7 @@ def explanation_with_continuation(sentence: str, passage: str) -> str:
     the passage prints them: it gives a reason and states no change of its own ("Data Center revenue was up
     171% …, led by CSPs …. Strong demand for the HGX platform … was primarily driven by …"), or it says what
     offset the change ("These increases were offset by …": its own change is part of the explanation)."""
-    sentences, at = located(sentence, passage)
-    if at is None or at + 1 >= len(sentences):
-        return sentence
-    following = sentences[at + 1]
+    following = sentence_after(sentence, passage)
     carries_on = REASON_RE.search(following) is not None and not _CHANGE_RE.search(following)
     if not following.endswith(".") or not (carries_on or _OFFSETS_THE_CHANGE_RE.match(following)):
         return sentence
