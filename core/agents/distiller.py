@@ -15,6 +15,7 @@ from core.finance.question import AMOUNT_RE, asks_current_status, asks_for_reaso
 from core.finance.rows import cited_rows
 from core.models import Evidence, KnowledgeCard, following_chunk_id
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
+from core.text.contingencies import judges_outcome
 from core.text.figures import find_figures
 from core.text.periods import YEAR, dates_happened, fiscal_years_stated
 from core.text.reasons import reason_score
@@ -363,11 +364,15 @@ def offline_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
     # Weak runners-up dilute an answer: keep cards within reach of the best one.
     chosen = [c for c in chosen if c[0].score >= _RELATIVE_FLOOR * top]
     newest = _newest_development(inputs, sentences, chosen, known)
+    judgement = _outcome_judgement(inputs, sentences, chosen, known)
     vouched = min((c.score for c, _ in chosen), default=0.0)
-    if newest is not None:
-        # Where a matter stands is its newest development, though it may not name the matter ("… the court
-        # denied the motion"): a passage that answers the question vouches for it.
-        chosen = [*chosen[: inputs.max_cards - 1], (newest, [newest.evidence_id])]
+    # Where a matter stands is its newest development and the filer's judgement of how it may end, though
+    # neither may name the matter ("… the court denied the motion"): a passage that answers the question
+    # vouches for them.
+    standing = [s for s in (newest, judgement) if s is not None]
+    if standing:
+        kept = [c for c in chosen if c[0] not in standing][: inputs.max_cards - len(standing)]
+        chosen = [*kept, *((s, [s.evidence_id]) for s in standing)]
     pool = [(s.text, s.evidence_id) for s in sentences]
     # A point in words reads with the sentence that adds to it ("… impacted demand for our products. Reduced
     # demand due to export controls could also lead to excess inventory …"); that one is no card of its own.
@@ -382,9 +387,9 @@ def offline_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
     carried_on = {sequels[id(s)] for s, _ in chosen if s.text not in said_after}
     cards = []
     for s, ids in chosen:
-        if s.text in carried_on and s is not newest:
+        if s.text in carried_on and s not in standing:
             continue
-        score = max(s.score, vouched) if s is newest else s.score
+        score = max(s.score, vouched) if s in standing else s.score
         confidence = 0.3 + 0.5 * (score / top if top > 0 else 0) + (0.1 if len(ids) > 1 else 0.0)
         conflict = find_conflict(s.text, s.evidence_id, pool)
         more = sequels[id(s)]
@@ -424,6 +429,33 @@ def _newest_development(
     if any(jaccard(sentence.terms, k) >= _DUPLICATE for k in known):
         return None
     return sentence
+
+
+def _outcome_judgement(
+    inputs: DistilInput,
+    sentences: list[_Sentence],
+    chosen: list[tuple[_Sentence, list[str]]],
+    known: list[set[str]],
+) -> _Sentence | None:
+    """For a question on where a matter stands, the first prose sentence of the passages the chosen cards
+    quote that judges how it may end ("… has accrued amounts … when a loss is probable and reasonably
+    estimable"), when no card states such a judgement yet; else None."""
+    if not chosen or not asks_current_status(inputs.sub_question):
+        return None
+    if any(judges_outcome(s.text) for s, _ in chosen):
+        return None
+    passages = {ids[0] for _, ids in chosen}
+    return next(
+        (
+            s
+            for s in sentences
+            if s.label_terms is None
+            and s.evidence_id in passages
+            and judges_outcome(s.text)
+            and not any(jaccard(s.terms, k) >= _DUPLICATE for k in known)
+        ),
+        None,
+    )
 
 
 def llm_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:

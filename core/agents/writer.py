@@ -26,6 +26,7 @@ from core.finance.vocabulary import LineItem, line_item_for, line_items_in
 from core.models import EVIDENCE_ID_RE, Evidence, KnowledgeCard, following_chunk_id
 from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.retrieval.routing import company_forms
+from core.text.contingencies import judges_outcome
 from core.text.figures import find_figures, unsupported_figures
 from core.text.periods import dates_happened, dates_stated, without_time_expressions
 from core.text.reasons import (
@@ -159,6 +160,10 @@ def answer_paragraph(
         # A part that asks for words, not a figure ("… and what risks does it see?"), or a why asked after no
         # figure ("… and what impact could they have?"): the filing's own words on the matter.
         sentences.append(cited(f"The filing states: {_quoted(narrative[0].text)}", narrative[0].evidence_ids))
+        judged = narrative[1] if len(narrative) > 1 and asks_current_status(inputs.question) else None
+        if judged is not None and judges_outcome(judged.text):
+            # Where a matter stands: its newest development, then how the filer judges it may end.
+            sentences.append(cited(f"It adds: {_quoted(judged.text)}", judged.evidence_ids))
     return " ".join(sentences)
 
 
@@ -413,8 +418,11 @@ def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[Draf
     if asks_current_status(inputs.question):
         newest = _newest_development(inputs.steps)
         if newest is not None:
-            # Where a matter stands is its newest development: it leads, whichever search found it.
-            claims = [newest, *(c for c in claims if c.text not in newest.text)][:limit]
+            # Where a matter stands is its newest development and the filer's judgement of how it may end:
+            # they lead, whichever search found them.
+            judgement = _outcome_judgement(inputs.steps, newest)
+            standing = [newest, *([judgement] if judgement else [])]
+            claims = [*standing, *(c for c in claims if not any(c.text in s.text for s in standing))][:limit]
     return claims
 
 
@@ -461,6 +469,24 @@ def _newest_development(steps: list[StepDigest]) -> DraftClaim | None:
                 text = f"{text} {after}"
             best = (max(happened), DraftClaim(text=text, evidence_ids=card.evidence_ids[:2]))
     return best[1] if best else None
+
+
+def _outcome_judgement(steps: list[StepDigest], newest: DraftClaim) -> DraftClaim | None:
+    """The quotable card, of the searches that read text, that judges how the matter may end ("… has accrued
+    amounts … when a loss is probable and reasonably estimable"): one from the newest development's passage
+    first, else the first found; None when no card does, or the newest development states it already."""
+    if judges_outcome(newest.text):
+        return None
+    found = [
+        card
+        for step in filter(_reads_words, steps)
+        for card in step.cards
+        if _quotable(card) and judges_outcome(card.claim)
+    ]
+    chunk_of = {e.evidence_id: e.chunk_id or e.evidence_id for step in steps for e in step.evidence}
+    newest_passage = chunk_of.get(newest.evidence_ids[0]) if newest.evidence_ids else None
+    found.sort(key=lambda card: chunk_of.get(card.evidence_ids[0]) != newest_passage)
+    return DraftClaim(text=found[0].claim, evidence_ids=found[0].evidence_ids[:2]) if found else None
 
 
 def _quotable(card: KnowledgeCard) -> bool:

@@ -1238,6 +1238,32 @@ def test_a_date_set_for_the_future_is_no_development() -> None:
     assert "agreement in principle" in summary.split("”")[-2], summary
 
 
+def test_a_status_reads_the_filers_judgement_of_the_outcome_with_the_newest_development() -> None:
+    """Where a matter stands is its newest development and the filer's judgement of how it may end: the
+    accrual sentence of the passage the status is read from becomes a card too, though it names neither the
+    matter nor a date; asked what happened, it does not."""
+    text = (
+        "Beginning in April 2019, putative class actions were filed against the Company in connection with the "
+        "IPO alleging violation of securities laws. The court certified the class action on August 20, 2021. "
+        "On February 8, 2022, the parties informed the court they had reached an agreement in principle to "
+        "settle the case on a class-wide basis. The Company adopted a new office lease in 2021. Although the "
+        "Company believes these lawsuits are without merit, the Company has accrued amounts related to such "
+        "matters when a loss is probable and reasonably estimable."
+    )
+    evidence = [_ev("S1-E1", text)]
+    question = "What's the status of the IPO-related securities class actions?"
+    claims = [
+        c.claim for c in offline_distil(DistilInput(sub_question=question, evidence=evidence), DEPS).cards
+    ]
+    assert any(c.startswith("On February 8, 2022") for c in claims), claims
+    assert any("has accrued amounts" in c for c in claims), claims
+    history = DistilInput(sub_question="What is alleged in the IPO-related class actions?", evidence=evidence)
+    assert not any("has accrued amounts" in c.claim for c in offline_distil(history, DEPS).cards)
+    # The opening says both: the development, then the judgement.
+    _, summary = _status_opening(evidence, question)
+    assert summary.index("agreement in principle") < summary.index("has accrued amounts"), summary
+
+
 def test_a_quoted_table_row_stays_one_quote() -> None:
     """Only a sentence's end starts another quote: a row's cells, separated by semicolons, are one."""
     table = "| (in millions) | 2023 | 2022 |\n|---|---|---|\n| Greater China | 72,559 | 74,200 |"
