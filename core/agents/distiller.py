@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.agents.base import AgentDeps
@@ -11,12 +12,13 @@ from core.agents.clauses import figure_named, split_clauses
 from core.agents.contracts import DistilInput, Distillation
 from core.agents.contradictions import find_conflict
 from core.agents.structured import LLMOutputError, structured_call
-from core.finance.question import AMOUNT_RE, asks_current_status, asks_for_reason
+from core.finance.question import AMOUNT_RE, asks_current_status, asks_for_reason, classify_intent
 from core.finance.rows import cited_rows
 from core.models import Evidence, KnowledgeCard, following_chunk_id
 from core.prompts import DISTILLER_HUMAN, DISTILLER_SYSTEM, untrusted
 from core.text.contingencies import judges_outcome
 from core.text.figures import find_figures
+from core.text.modality import states_it_happened
 from core.text.periods import YEAR, dates_happened, fiscal_years_stated
 from core.text.reasons import reason_score
 from core.text.sentences import is_boilerplate, jaccard, list_item_lead_ins, sequel, split_sentences
@@ -364,12 +366,16 @@ def offline_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
     # Weak runners-up dilute an answer: keep cards within reach of the best one.
     chosen = [c for c in chosen if c[0].score >= _RELATIVE_FLOOR * top]
     newest = _newest_development(inputs, sentences, chosen, known)
-    judgement = _outcome_judgement(inputs, sentences, chosen, known)
+    # … and the filer's judgement of how it may end ("… has accrued amounts … when a loss is probable").
+    status = asks_current_status(inputs.sub_question)
+    judgement = _said_in_quoted_passages(sentences, chosen, known, judges_outcome) if status else None
+    # A risk that has come to pass ("We have also written-down our inventory …") is what it has cost already.
+    risk = classify_intent(inputs.sub_question) == "risk"
+    happened = _said_in_quoted_passages(sentences, chosen, known, states_it_happened) if risk else None
     vouched = min((c.score for c, _ in chosen), default=0.0)
-    # Where a matter stands is its newest development and the filer's judgement of how it may end, though
-    # neither may name the matter ("… the court denied the motion"): a passage that answers the question
-    # vouches for them.
-    standing = [s for s in (newest, judgement) if s is not None]
+    # Where a matter stands, and what a risk has cost, may not name the matter ("… the court denied the
+    # motion"): a passage that answers the question vouches for the sentences that say them.
+    standing = [s for s in (newest, judgement, happened) if s is not None]
     if standing:
         kept = [c for c in chosen if c[0] not in standing][: inputs.max_cards - len(standing)]
         chosen = [*kept, *((s, [s.evidence_id]) for s in standing)]
@@ -431,31 +437,26 @@ def _newest_development(
     return sentence
 
 
-def _outcome_judgement(
-    inputs: DistilInput,
+def _said_in_quoted_passages(
     sentences: list[_Sentence],
     chosen: list[tuple[_Sentence, list[str]]],
     known: list[set[str]],
+    says: Callable[[str], bool],
 ) -> _Sentence | None:
-    """For a question on where a matter stands, the first prose sentence of the passages the chosen cards
-    quote that judges how it may end ("… has accrued amounts … when a loss is probable and reasonably
-    estimable"), when no card states such a judgement yet; else None."""
-    if not chosen or not asks_current_status(inputs.sub_question):
-        return None
-    if any(judges_outcome(s.text) for s, _ in chosen):
+    """The best-scored prose sentence, of the passages the chosen cards quote, that `says` what is wanted,
+    when no card says it yet and no earlier card stated it; else None."""
+    if not chosen or any(says(s.text) for s, _ in chosen):
         return None
     passages = {ids[0] for _, ids in chosen}
-    return next(
-        (
-            s
-            for s in sentences
-            if s.label_terms is None
-            and s.evidence_id in passages
-            and judges_outcome(s.text)
-            and not any(jaccard(s.terms, k) >= _DUPLICATE for k in known)
-        ),
-        None,
-    )
+    found = [
+        s
+        for s in sentences
+        if s.label_terms is None
+        and s.evidence_id in passages
+        and says(s.text)
+        and not any(jaccard(s.terms, k) >= _DUPLICATE for k in known)
+    ]
+    return max(found, key=lambda s: s.score, default=None)
 
 
 def llm_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:

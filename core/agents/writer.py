@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date
 
 from core.agents.base import AgentDeps
@@ -19,7 +20,14 @@ from core.agents.plan_tools import FIGURE_REASON
 from core.agents.structured import LLMOutputError, structured_call
 from core.finance.arithmetic import CalculationError, figure_value, growth_rate
 from core.finance.compute import states_amount_change, verb_for, yes_or_no
-from core.finance.question import FEWEST_RE, RANKING_RE, asks_current_status, asks_why, asks_yes_no
+from core.finance.question import (
+    FEWEST_RE,
+    RANKING_RE,
+    asks_current_status,
+    asks_why,
+    asks_yes_no,
+    classify_intent,
+)
 from core.finance.requests import weighs_two_figures
 from core.finance.rows import cited_rows, prose_after_table
 from core.finance.vocabulary import LineItem, line_item_for, line_items_in
@@ -28,6 +36,7 @@ from core.prompts import WRITER_HUMAN, WRITER_SYSTEM, untrusted
 from core.retrieval.routing import company_forms
 from core.text.contingencies import judges_outcome
 from core.text.figures import find_figures, unsupported_figures
+from core.text.modality import states_it_happened
 from core.text.periods import dates_happened, dates_stated, without_time_expressions
 from core.text.reasons import (
     explanation_with_continuation,
@@ -160,10 +169,10 @@ def answer_paragraph(
         # A part that asks for words, not a figure ("… and what risks does it see?"), or a why asked after no
         # figure ("… and what impact could they have?"): the filing's own words on the matter.
         sentences.append(cited(f"The filing states: {_quoted(narrative[0].text)}", narrative[0].evidence_ids))
-        judged = narrative[1] if len(narrative) > 1 and asks_current_status(inputs.question) else None
-        if judged is not None and judges_outcome(judged.text):
-            # Where a matter stands: its newest development, then how the filer judges it may end.
-            sentences.append(cited(f"It adds: {_quoted(judged.text)}", judged.evidence_ids))
+        says = _second_quote(inputs.question)
+        if says is not None and len(narrative) > 1 and says(narrative[1].text):
+            # Where a matter stands, then how the filer judges it may end; a risk, then what it has cost.
+            sentences.append(cited(f"It adds: {_quoted(narrative[1].text)}", narrative[1].evidence_ids))
     return " ".join(sentences)
 
 
@@ -418,12 +427,15 @@ def _narrative_answer(inputs: WriterInput, *, figures_stated: bool) -> list[Draf
     if asks_current_status(inputs.question):
         newest = _newest_development(inputs.steps)
         if newest is not None:
-            # Where a matter stands is its newest development and the filer's judgement of how it may end:
-            # they lead, whichever search found them.
-            judgement = _outcome_judgement(inputs.steps, newest)
-            standing = [newest, *([judgement] if judgement else [])]
-            claims = [*standing, *(c for c in claims if not any(c.text in s.text for s in standing))][:limit]
-    return claims
+            # Where a matter stands is its newest development: it leads, whichever search found it.
+            claims = [newest, *(c for c in claims if c.text not in newest.text)]
+    says = _second_quote(inputs.question)
+    if claims and says is not None:
+        # Then the filer's judgement of how the matter may end, or what the risk has cost already.
+        second = _card_saying(inputs.steps, says, claims[0])
+        if second is not None:
+            claims = [claims[0], second, *(c for c in claims[1:] if c.text not in second.text)]
+    return claims[:limit]
 
 
 def _reads_words(step: StepDigest) -> bool:
@@ -471,22 +483,30 @@ def _newest_development(steps: list[StepDigest]) -> DraftClaim | None:
     return best[1] if best else None
 
 
-def _outcome_judgement(steps: list[StepDigest], newest: DraftClaim) -> DraftClaim | None:
-    """The quotable card, of the searches that read text, that judges how the matter may end ("… has accrued
-    amounts … when a loss is probable and reasonably estimable"): one from the newest development's passage
-    first, else the first found; None when no card does, or the newest development states it already."""
-    if judges_outcome(newest.text):
+def _card_saying(steps: list[StepDigest], says: Callable[[str], bool], near: DraftClaim) -> DraftClaim | None:
+    """The quotable card, of the searches that read text, that `says` what is wanted ("… has accrued amounts
+    … when a loss is probable and reasonably estimable"): one from the passage `near` quotes first, else the
+    first found; None when no card does, or `near` says it already."""
+    if says(near.text):
         return None
     found = [
         card
         for step in filter(_reads_words, steps)
         for card in step.cards
-        if _quotable(card) and judges_outcome(card.claim)
+        if _quotable(card) and says(card.claim)
     ]
     chunk_of = {e.evidence_id: e.chunk_id or e.evidence_id for step in steps for e in step.evidence}
-    newest_passage = chunk_of.get(newest.evidence_ids[0]) if newest.evidence_ids else None
-    found.sort(key=lambda card: chunk_of.get(card.evidence_ids[0]) != newest_passage)
+    near_passage = chunk_of.get(near.evidence_ids[0]) if near.evidence_ids else None
+    found.sort(key=lambda card: chunk_of.get(card.evidence_ids[0]) != near_passage)
     return DraftClaim(text=found[0].claim, evidence_ids=found[0].evidence_ids[:2]) if found else None
+
+
+def _second_quote(question: str) -> Callable[[str], bool] | None:
+    """What the answer quotes after the filing's first words on a matter: for where it stands, the filer's
+    judgement of how it may end; for a risk, what the risk has already cost; else nothing."""
+    if asks_current_status(question):
+        return judges_outcome
+    return states_it_happened if classify_intent(question) == "risk" else None
 
 
 def _quotable(card: KnowledgeCard) -> bool:

@@ -1264,6 +1264,27 @@ def test_a_status_reads_the_filers_judgement_of_the_outcome_with_the_newest_deve
     assert summary.index("agreement in principle") < summary.index("has accrued amounts"), summary
 
 
+def test_a_risk_reads_what_it_has_already_cost() -> None:
+    """Asked about a risk, the sentence of a quoted passage that says the risk has come to pass joins the
+    cards, though it shares no word with the question; asked something else, it does not."""
+    text = (
+        "If we overestimate customer demand for our products, we may not be able to reduce our inventory or "
+        "other purchase commitments. Our demand estimates can be incorrect and create volatility in our supply. "
+        "Lead times for our products have lengthened. We have also written-down our inventory, incurred "
+        "cancellation penalties, and recorded impairments."
+    )
+    evidence = [_ev("S1-E1", text)]
+    risk = DistilInput(
+        sub_question="What does the 10-K say about the risk of misjudging demand?", evidence=evidence
+    )
+    assert any("written-down" in c.claim for c in offline_distil(risk, DEPS).cards)
+    other = risk.model_copy(update={"sub_question": "How does the company estimate customer demand?"})
+    assert not any("written-down" in c.claim for c in offline_distil(other, DEPS).cards)
+    # The opening quotes it after the filing's first words on the risk.
+    _, summary = _status_opening(evidence, risk.sub_question)
+    assert "It adds: “We have also written-down our inventory" in summary, summary
+
+
 def test_a_quoted_table_row_stays_one_quote() -> None:
     """Only a sentence's end starts another quote: a row's cells, separated by semicolons, are one."""
     table = "| (in millions) | 2023 | 2022 |\n|---|---|---|\n| Greater China | 72,559 | 74,200 |"
