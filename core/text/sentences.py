@@ -27,7 +27,10 @@ _BOILERPLATE_PATTERNS = [
     r"not presently known to us",
     r"any (one )?of the following risks",
     r"if any of (these|the following) risks",
-    r"^see (item|part|note)\b",
+    # A pointer to another part of the filing ("See further discussion of fixed-price contracts in Note 13 …",
+    # "For additional information, see Item 7"), not what it says there.
+    r"^(?:see|refer to|for (?:a )?(?:further|more|additional) (?:discussion|information|details?))\b[^.]{0,150}?"
+    r"\b(?:item|part|note)s?\s+[0-9ivx]",
     r"could be materially and adversely affected",
     # A report's definitions and certifications, not its findings.
     r"as used herein",

@@ -72,6 +72,16 @@ def test_boilerplate() -> None:
     )
 
 
+def test_a_pointer_to_another_part_of_the_filing_is_boilerplate() -> None:
+    assert is_boilerplate(
+        "See further discussion of fixed-price contracts in Note 13 to our Financial Statements."
+    )
+    assert is_boilerplate("For additional information, see Item 7 of this Annual Report.")
+    assert is_boilerplate("For more information about these risks, see Part I, Item 1A.")
+    assert not is_boilerplate("Seeing strong demand, we expanded production in Note 3 markets across Asia.")
+    assert not is_boilerplate("We see further growth in the categories described in Item 1 of this report.")
+
+
 def test_terms_stem_plurals_together() -> None:
     assert set(content_terms("risks competitors expenses")) == set(content_terms("risk competitor expense"))
     assert normalise_ws("a\u00a0 b\n c ’") == "a b c '"
