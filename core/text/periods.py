@@ -191,13 +191,20 @@ def date_year(text: str) -> int | None:
     return int(found[-1]) if found else None
 
 
+#: A month of a year an event is told in, as legal notes tell most of theirs ("In December 2022, the Company
+#: agreed to a formal settlement agreement"); not a period's name ("the December 2022 quarter").
+_IN_MONTH_RE = re.compile(rf"\bin\s+({MONTHS})\s+({YEAR})\b(?!\s+(?:quarter|fiscal|period))", re.I)
+
+
 def dates_stated(text: str) -> list[date]:
-    """Every full date `text` states ("On August 25, 2023, …" -> [2023-08-25]), in order."""
+    """Every date `text` states ("On August 25, 2023, …" -> [2023-08-25]; "In December 2022, …" ->
+    [2022-12-01]), in order."""
     return [day for _, day in _dates_at(text)]
 
 
 def _dates_at(text: str) -> list[tuple[int, date]]:
-    """Each full date `text` states, with where it starts."""
+    """Each date `text` states, with where it starts: a full date as stated, and a month told as "in
+    December 2022" as its first day (a full date of that month is the later of the two)."""
     found = []
     for full in DATE_RE.finditer(text):
         month_day = _MONTH_DAY_RE.match(full.group(0))
@@ -206,7 +213,11 @@ def _dates_at(text: str) -> list[tuple[int, date]]:
         day = _safe_date(int(full.group(1)), month_number(month_day.group(1)), int(month_day.group(2)))
         if day is not None:
             found.append((full.start(), day))
-    return found
+    for month in _IN_MONTH_RE.finditer(text):
+        first = _safe_date(int(month.group(2)), month_number(month.group(1)), 1)
+        if first is not None:
+            found.append((month.start(1), first))
+    return sorted(found)
 
 
 #: Words that put the date after them in the future of the sentence: a trial "set to commence on", a

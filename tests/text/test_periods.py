@@ -83,3 +83,18 @@ def test_dates_happened_leaves_out_the_dates_something_is_due_on() -> None:
     assert dates_happened("On February 8, 2022, the parties reached an agreement in principle.") == [
         date(2022, 2, 8)
     ]
+
+
+def test_a_month_an_event_is_told_in_is_a_date_it_happened_on() -> None:
+    """Legal notes tell most events by their month ("In December 2022, …"): its first day, so a full date of
+    the same month is the later; a month something is due in, or a period's name, is none."""
+    assert dates_happened("In December 2022, the Company agreed to a formal settlement agreement.") == [
+        date(2022, 12, 1)
+    ]
+    assert max(
+        dates_happened("On December 5, 2022, the court ruled. In December 2022, the parties met.")
+    ) == date(2022, 12, 5)
+    assert dates_happened("The trial is set to commence in March 2024.") == []
+    assert (
+        dates_happened("Revenue rose in the December 2022 quarter and in December 2022 fiscal periods.") == []
+    )
