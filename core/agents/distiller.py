@@ -350,7 +350,7 @@ def offline_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
     for s in ranked:
         if len(chosen) >= inputs.max_cards:
             break
-        if any(jaccard(s.terms, k) >= _DUPLICATE for k in known):
+        if _stated_before(s, known):
             continue
         dup = next((c for c in chosen if _same_claim(s, c[0])), None)
         if dup is not None:
@@ -421,20 +421,17 @@ def _newest_development(
     the chosen cards quote, when no card states it yet; else None."""
     if not chosen or not asks_current_status(inputs.sub_question):
         return None
-    passages = {ids[0] for _, ids in chosen}
     dated = [
         (max(stated), s)
-        for s in sentences
-        if s.label_terms is None and s.evidence_id in passages and (stated := dates_happened(s.text))
+        for s in _prose_of_quoted_passages(sentences, chosen)
+        if (stated := dates_happened(s.text))
     ]
     if not dated:
         return None
     latest, sentence = max(dated, key=lambda d: d[0])
     if any(day >= latest for s, _ in chosen for day in dates_happened(s.text)):
         return None  # a card states a development as new already (this one, maybe)
-    if any(jaccard(sentence.terms, k) >= _DUPLICATE for k in known):
-        return None
-    return sentence
+    return None if _stated_before(sentence, known) else sentence
 
 
 def _said_in_quoted_passages(
@@ -447,16 +444,25 @@ def _said_in_quoted_passages(
     when no card says it yet and no earlier card stated it; else None."""
     if not chosen or any(says(s.text) for s, _ in chosen):
         return None
-    passages = {ids[0] for _, ids in chosen}
     found = [
         s
-        for s in sentences
-        if s.label_terms is None
-        and s.evidence_id in passages
-        and says(s.text)
-        and not any(jaccard(s.terms, k) >= _DUPLICATE for k in known)
+        for s in _prose_of_quoted_passages(sentences, chosen)
+        if says(s.text) and not _stated_before(s, known)
     ]
     return max(found, key=lambda s: s.score, default=None)
+
+
+def _prose_of_quoted_passages(
+    sentences: list[_Sentence], chosen: list[tuple[_Sentence, list[str]]]
+) -> list[_Sentence]:
+    """The prose sentences (no table rows) of the passages the chosen cards quote, in reading order."""
+    passages = {ids[0] for _, ids in chosen}
+    return [s for s in sentences if s.label_terms is None and s.evidence_id in passages]
+
+
+def _stated_before(sentence: _Sentence, known: list[set[str]]) -> bool:
+    """Whether a card of an earlier step states `sentence` already, in these or other words."""
+    return any(jaccard(sentence.terms, k) >= _DUPLICATE for k in known)
 
 
 def llm_distil(inputs: DistilInput, deps: AgentDeps) -> Distillation:
